@@ -1,0 +1,284 @@
+//! Animation clips: keyframed translation, rotation and scale channels per joint.
+//!
+//! A [`RawClip`] holds channels as an importer read them; [`RawClip::validate`] checks them
+//! against a skeleton and produces an immutable [`Clip`]. Interpolation follows the glTF 2.0
+//! specification (Appendix C): STEP, LINEAR (rotations by shortest-arc slerp) and CUBICSPLINE
+//! (Hermite, tangents scaled by the key interval). Sampling lives in `sample`.
+
+use glam::Vec4;
+
+use super::error::AnimError;
+use super::skeleton::Skeleton;
+
+/// How values between two keys are computed (glTF `sampler.interpolation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Hold the earlier key's value until the next key.
+    Step,
+    /// Linear for translation and scale, shortest-arc slerp for rotation.
+    Linear,
+    /// Cubic Hermite spline; each key stores in-tangent, value and out-tangent.
+    CubicSpline,
+}
+
+impl Interpolation {
+    /// glTF's spelling: `STEP`, `LINEAR`, `CUBICSPLINE`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Step => "STEP",
+            Self::Linear => "LINEAR",
+            Self::CubicSpline => "CUBICSPLINE",
+        }
+    }
+}
+
+/// Which part of a joint's local transform a channel drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Property {
+    /// Translation (x, y, z), metres.
+    Translation,
+    /// Rotation quaternion (x, y, z, w).
+    Rotation,
+    /// Scale (x, y, z).
+    Scale,
+}
+
+impl Property {
+    /// glTF's path name: `translation`, `rotation`, `scale`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Translation => "translation",
+            Self::Rotation => "rotation",
+            Self::Scale => "scale",
+        }
+    }
+}
+
+/// One channel as imported: key times and values for one property of one joint.
+#[derive(Clone, Debug)]
+pub struct RawChannel {
+    /// Target joint index in the skeleton.
+    pub joint: usize,
+    /// Driven property.
+    pub property: Property,
+    /// Interpolation between keys.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing.
+    pub times: Vec<f32>,
+    /// Values: one per key (xyz in `x,y,z`; quaternions as `x,y,z,w`), or for CUBICSPLINE
+    /// three per key in the order in-tangent, value, out-tangent.
+    pub values: Vec<Vec4>,
+}
+
+/// A clip as imported, before validation.
+#[derive(Clone, Debug, Default)]
+pub struct RawClip {
+    /// Clip name (unique within a model).
+    pub name: String,
+    /// Channels; joints without a channel keep their rest pose.
+    pub channels: Vec<RawChannel>,
+}
+
+/// A validated channel.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    pub(crate) joint: u16,
+    pub(crate) property: Property,
+    pub(crate) interpolation: Interpolation,
+    pub(crate) times: Box<[f32]>,
+    pub(crate) values: Box<[Vec4]>,
+}
+
+impl Channel {
+    /// Target joint index.
+    #[inline]
+    pub fn joint(&self) -> usize {
+        usize::from(self.joint)
+    }
+    /// Driven property.
+    #[inline]
+    pub fn property(&self) -> Property {
+        self.property
+    }
+    /// Interpolation mode.
+    #[inline]
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
+    }
+    /// Key times in seconds (strictly increasing, at least one).
+    #[inline]
+    pub fn times(&self) -> &[f32] {
+        &self.times
+    }
+    /// Key values (three per key for CUBICSPLINE: in-tangent, value, out-tangent).
+    #[inline]
+    pub fn values(&self) -> &[Vec4] {
+        &self.values
+    }
+}
+
+/// An immutable, validated clip.
+#[derive(Clone, Debug)]
+pub struct Clip {
+    name: String,
+    duration: f32,
+    channels: Box<[Channel]>,
+}
+
+impl RawClip {
+    /// Validates every channel against `skeleton`: joint in range, at least one key, finite
+    /// strictly increasing times, the right number of finite values, non-zero quaternions.
+    /// Rotation keys of STEP and LINEAR channels are normalised (exporters write slightly
+    /// non-unit quaternions); CUBICSPLINE values and tangents are kept as written, since the
+    /// specification normalises only the interpolated result.
+    ///
+    /// # Errors
+    /// [`AnimError::ChannelJoint`] or [`AnimError::BadChannel`] naming the channel and the key.
+    pub fn validate(self, skeleton: &Skeleton) -> Result<Clip, AnimError> {
+        let mut channels = Vec::with_capacity(self.channels.len());
+        let mut duration = 0.0f32;
+        for (index, raw) in self.channels.into_iter().enumerate() {
+            if raw.joint >= skeleton.len() {
+                return Err(AnimError::ChannelJoint {
+                    clip: self.name.clone(),
+                    channel: index,
+                    joint: raw.joint,
+                    joint_count: skeleton.len(),
+                });
+            }
+            let bad = |what: String| AnimError::BadChannel {
+                clip: self.name.clone(),
+                channel: index,
+                target: format!(
+                    "{} of joint '{}'",
+                    raw.property.name(),
+                    skeleton.names()[raw.joint]
+                ),
+                what,
+            };
+            check_times(&raw.times).map_err(&bad)?;
+            let per_key = if raw.interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
+            let expected = raw.times.len() * per_key;
+            if raw.values.len() != expected {
+                return Err(bad(format!(
+                    "{} keys need {expected} {} values, found {}",
+                    raw.times.len(),
+                    raw.interpolation.name(),
+                    raw.values.len()
+                )));
+            }
+            let mut values = raw.values;
+            for (i, v) in values.iter_mut().enumerate() {
+                if !v.is_finite() {
+                    return Err(bad(format!(
+                        "value {i} (key {}) is not finite",
+                        i / per_key
+                    )));
+                }
+                if raw.property == Property::Rotation && per_key == 1 {
+                    let len = v.length();
+                    if len < 1e-6 {
+                        return Err(bad(format!("rotation key {i} is a zero quaternion")));
+                    }
+                    *v /= len;
+                }
+            }
+            if raw.property == Property::Rotation && per_key == 3 {
+                for key in 0..raw.times.len() {
+                    if values[key * 3 + 1].length() < 1e-6 {
+                        return Err(bad(format!("rotation key {key} is a zero quaternion")));
+                    }
+                }
+            }
+            // The last key bounds the clip; times are validated as increasing, so it is the max.
+            duration = duration.max(*raw.times.last().unwrap_or(&0.0));
+            channels.push(Channel {
+                // Cannot truncate: joint < skeleton.len() <= u16::MAX.
+                joint: raw.joint as u16,
+                property: raw.property,
+                interpolation: raw.interpolation,
+                times: raw.times.into_boxed_slice(),
+                values: values.into_boxed_slice(),
+            });
+        }
+        Ok(Clip {
+            name: self.name,
+            duration,
+            channels: channels.into_boxed_slice(),
+        })
+    }
+}
+
+/// Checks key times: at least one, all finite, strictly increasing. The error says which key.
+pub fn check_times(times: &[f32]) -> Result<(), String> {
+    if times.is_empty() {
+        return Err("has no keys".into());
+    }
+    for (i, t) in times.iter().enumerate() {
+        if !t.is_finite() {
+            return Err(format!("key time {i} is not finite"));
+        }
+        if i > 0 && *t <= times[i - 1] {
+            return Err(format!(
+                "input times are not increasing at key {i} ({} after {})",
+                t,
+                times[i - 1]
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Clip {
+    /// The clip's name.
+    #[inline]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Length in seconds: the latest key time of any channel (clips start at time 0).
+    #[inline]
+    pub fn duration(&self) -> f32 {
+        self.duration
+    }
+
+    /// The validated channels.
+    #[inline]
+    pub fn channels(&self) -> &[Channel] {
+        &self.channels
+    }
+
+    /// Key times of every channel merged, sorted and deduplicated, in seconds.
+    pub fn key_times(&self) -> Vec<f32> {
+        let mut all: Vec<f32> = self
+            .channels
+            .iter()
+            .flat_map(|c| c.times.iter().copied())
+            .collect();
+        all.sort_by(f32::total_cmp);
+        all.dedup();
+        all
+    }
+
+    /// The distinct interpolation modes used, in STEP, LINEAR, CUBICSPLINE order.
+    pub fn interpolations(&self) -> Vec<Interpolation> {
+        [
+            Interpolation::Step,
+            Interpolation::Linear,
+            Interpolation::CubicSpline,
+        ]
+        .into_iter()
+        .filter(|mode| self.channels.iter().any(|c| c.interpolation == *mode))
+        .collect()
+    }
+
+    /// Renames the clip (used when several imported animations are merged into one).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+}

@@ -1,0 +1,24 @@
+//! The animation core: pure CPU math, no I/O, no glTF or GPU types.
+//!
+//! - [`transform`]: TRS local transforms and shortest-arc slerp.
+//! - [`skeleton`]: joints ordered parents-first, rest pose, inverse binds, subtree masks.
+//! - [`clip`]: keyframe channels with glTF's STEP, LINEAR and CUBICSPLINE interpolation.
+//! - [`sample`]: sampling a clip into a local pose (binary search or a per-instance cursor).
+//! - [`pose`]: forward kinematics and skinning matrices.
+//! - [`skinning`]: CPU linear blend skinning of positions and normals.
+
+pub mod clip;
+pub mod error;
+pub mod pose;
+pub mod sample;
+pub mod skeleton;
+pub mod skinning;
+pub mod transform;
+
+pub use clip::{Channel, Clip, Interpolation, Property, RawChannel, RawClip};
+pub use error::AnimError;
+pub use pose::{local_to_model, skinning_matrices};
+pub use sample::{ClipCursor, Playback, sample, sample_with_cursor};
+pub use skeleton::{MAX_JOINTS, RawSkeleton, Skeleton};
+pub use skinning::{skin_normals, skin_positions};
+pub use transform::Transform;

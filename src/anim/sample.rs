@@ -1,0 +1,359 @@
+//! Sampling clips into local poses: key search (binary search, or O(1) with a cursor for
+//! monotonic playback) and the three glTF interpolations.
+
+use glam::{Quat, Vec4};
+
+use super::clip::{Channel, Clip, Interpolation, Property};
+use super::skeleton::Skeleton;
+use super::transform::{Transform, slerp_shortest};
+
+/// What happens to times outside `[0, duration]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Playback {
+    /// Time wraps modulo the duration (a time equal to the duration is the start again).
+    #[default]
+    Loop,
+    /// Time is clamped to `[0, duration]`; the ends hold.
+    Clamp,
+}
+
+impl Clip {
+    /// Maps a playback time in seconds to clip time in `[0, duration]`. Non-finite times map to
+    /// 0; a clip of zero duration always gives 0.
+    pub fn local_time(&self, time: f32, playback: Playback) -> f32 {
+        let d = self.duration();
+        if !time.is_finite() || d <= 0.0 {
+            return 0.0;
+        }
+        match playback {
+            Playback::Clamp => time.clamp(0.0, d),
+            Playback::Loop => {
+                let t = time.rem_euclid(d);
+                // rem_euclid can round up to exactly d for tiny negative inputs.
+                if t >= d { 0.0 } else { t }
+            }
+        }
+    }
+}
+
+/// Per-instance playback state for one clip: the last key index of each channel, so that
+/// monotonic playback finds its keys in O(1) instead of a binary search. Shared clip data stays
+/// immutable; each playing instance owns one cursor.
+#[derive(Clone, Debug, Default)]
+pub struct ClipCursor {
+    keys: Vec<u32>,
+}
+
+impl ClipCursor {
+    /// A cursor for `clip`, positioned at its start.
+    pub fn new(clip: &Clip) -> Self {
+        Self {
+            keys: vec![0; clip.channels().len()],
+        }
+    }
+}
+
+/// Where a time falls among a channel's keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Segment {
+    /// At or outside the ends, or exactly on key `k`: the key's value holds.
+    Hold(usize),
+    /// Between key `k` and `k + 1`, at fraction `u` in `[0, 1)`.
+    Between(usize, f32),
+}
+
+/// Finds the segment for `t`. `hint` is the key found last time: checked first, then its
+/// successor, then a binary search, so forward playback costs O(1).
+#[inline]
+fn locate(times: &[f32], t: f32, hint: &mut u32) -> Segment {
+    let n = times.len();
+    // Validated channels have at least one key.
+    let (first, last) = (times[0], times[n - 1]);
+    if t <= first {
+        *hint = 0;
+        return Segment::Hold(0);
+    }
+    if t >= last {
+        *hint = (n - 1) as u32;
+        return Segment::Hold(n - 1);
+    }
+    let h = *hint as usize;
+    // Here n >= 2 and first < t < last, so a k with times[k] <= t < times[k + 1] exists.
+    let k = if h + 1 < n && times[h] <= t && t < times[h + 1] {
+        h
+    } else if h + 2 < n && times[h + 1] <= t && t < times[h + 2] {
+        h + 1
+    } else {
+        times.partition_point(|&x| x <= t) - 1
+    };
+    *hint = k as u32;
+    let (t0, t1) = (times[k], times[k + 1]);
+    Segment::Between(k, (t - t0) / (t1 - t0))
+}
+
+/// Evaluates one channel at clip time `t`.
+#[inline]
+fn eval(channel: &Channel, t: f32, hint: &mut u32) -> Vec4 {
+    let times = channel.times();
+    let values = channel.values();
+    let seg = locate(times, t, hint);
+    match channel.interpolation() {
+        Interpolation::Step => match seg {
+            Segment::Hold(k) | Segment::Between(k, _) => values[k],
+        },
+        Interpolation::Linear => match seg {
+            Segment::Hold(k) => values[k],
+            Segment::Between(k, u) => {
+                let (a, b) = (values[k], values[k + 1]);
+                if channel.property() == Property::Rotation {
+                    Vec4::from(slerp_shortest(Quat::from_vec4(a), Quat::from_vec4(b), u))
+                } else {
+                    a.lerp(b, u)
+                }
+            }
+        },
+        Interpolation::CubicSpline => match seg {
+            // Layout per key: in-tangent, value, out-tangent.
+            Segment::Hold(k) => values[3 * k + 1],
+            Segment::Between(k, u) => {
+                let dt = times[k + 1] - times[k];
+                let (u2, u3) = (u * u, u * u * u);
+                let p0 = values[3 * k + 1];
+                let m0 = values[3 * k + 2] * dt;
+                let p1 = values[3 * k + 4];
+                let m1 = values[3 * k + 3] * dt;
+                p0 * (2.0 * u3 - 3.0 * u2 + 1.0)
+                    + m0 * (u3 - 2.0 * u2 + u)
+                    + p1 * (-2.0 * u3 + 3.0 * u2)
+                    + m1 * (u3 - u2)
+            }
+        },
+    }
+}
+
+#[inline]
+fn apply(channel: &Channel, value: Vec4, out: &mut [Transform]) {
+    let target = &mut out[channel.joint()];
+    match channel.property() {
+        Property::Translation => target.translation = value.truncate(),
+        Property::Scale => target.scale = value.truncate(),
+        // CUBICSPLINE results are not unit length; the specification normalises them.
+        Property::Rotation => target.rotation = Quat::from_vec4(value).normalize(),
+    }
+}
+
+/// Samples `clip` at clip time `time` (seconds; see [`Clip::local_time`]) into `out`, one local
+/// transform per joint of `skeleton`. Joints without a channel get their rest pose; times before
+/// the first key or after the last hold the end values. Random access: binary search per channel.
+///
+/// Panics if `out.len() != skeleton.len()` or if `clip` was validated against another skeleton
+/// with more joints.
+pub fn sample(clip: &Clip, skeleton: &Skeleton, time: f32, out: &mut [Transform]) {
+    out.copy_from_slice(skeleton.rest());
+    for channel in clip.channels() {
+        let mut hint = 0;
+        let v = eval(channel, time, &mut hint);
+        apply(channel, v, out);
+    }
+}
+
+/// Like [`sample`], but uses and updates `cursor` so that monotonic playback finds keys in O(1).
+/// The result is identical to [`sample`] for any time, in any order.
+///
+/// Panics if `cursor` was made for another clip (fewer channels).
+pub fn sample_with_cursor(
+    clip: &Clip,
+    skeleton: &Skeleton,
+    time: f32,
+    cursor: &mut ClipCursor,
+    out: &mut [Transform],
+) {
+    out.copy_from_slice(skeleton.rest());
+    for (channel, hint) in clip.channels().iter().zip(cursor.keys.iter_mut()) {
+        let v = eval(channel, time, hint);
+        apply(channel, v, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::clip::RawChannel;
+    use crate::anim::clip::RawClip;
+    use crate::anim::skeleton::tests::sample_skeleton;
+
+    fn clip_with(channel: RawChannel) -> Clip {
+        RawClip {
+            name: "test".into(),
+            channels: vec![channel],
+        }
+        .validate(&sample_skeleton())
+        .unwrap()
+    }
+
+    fn translation(interpolation: Interpolation, times: &[f32], values: &[f32]) -> Clip {
+        clip_with(RawChannel {
+            joint: 1,
+            property: Property::Translation,
+            interpolation,
+            times: times.to_vec(),
+            values: values
+                .iter()
+                .map(|&x| Vec4::new(x, 0.0, 0.0, 0.0))
+                .collect(),
+        })
+    }
+
+    fn x_at(clip: &Clip, t: f32) -> f32 {
+        let s = sample_skeleton();
+        let mut pose = vec![Transform::IDENTITY; s.len()];
+        sample(clip, &s, t, &mut pose);
+        pose[1].translation.x
+    }
+
+    #[test]
+    fn step_holds_the_earlier_key() {
+        let c = translation(Interpolation::Step, &[0.0, 1.0, 2.0], &[10.0, 20.0, 30.0]);
+        assert_eq!(x_at(&c, 0.0), 10.0);
+        assert_eq!(x_at(&c, 0.999), 10.0);
+        assert_eq!(x_at(&c, 1.0), 20.0);
+        assert_eq!(x_at(&c, 1.5), 20.0);
+        assert_eq!(x_at(&c, 2.0), 30.0);
+        assert_eq!(x_at(&c, 7.0), 30.0);
+    }
+
+    #[test]
+    fn linear_by_hand() {
+        // Keys (0.5, 2) and (2.5, 6): at t = 1.0, u = 0.25, value 2 + 0.25 * 4 = 3.
+        let c = translation(Interpolation::Linear, &[0.5, 2.5], &[2.0, 6.0]);
+        assert_eq!(x_at(&c, 1.0), 3.0);
+        assert_eq!(x_at(&c, 2.0), 5.0);
+        // Before the first key and after the last, the ends hold.
+        assert_eq!(x_at(&c, 0.0), 2.0);
+        assert_eq!(x_at(&c, 3.0), 6.0);
+        assert_eq!(c.duration(), 2.5);
+    }
+
+    #[test]
+    fn cubic_spline_by_hand() {
+        // Two keys at t=1 and t=3 (dt = 2). Per key: in-tangent, value, out-tangent.
+        // p0 = 1, out-tangent b0 = 0.5; p1 = 4, in-tangent a1 = -1.
+        // At t = 2: u = 0.5, u^2 = 0.25, u^3 = 0.125:
+        //   h00 = 2u^3 - 3u^2 + 1 = 0.5,  h10 = u^3 - 2u^2 + u = 0.125,
+        //   h01 = -2u^3 + 3u^2 = 0.5,     h11 = u^3 - u^2 = -0.125.
+        //   p = 0.5*1 + 0.125*(2*0.5) + 0.5*4 + (-0.125)*(2*-1) = 0.5 + 0.125 + 2 + 0.25 = 2.875
+        let c = translation(
+            Interpolation::CubicSpline,
+            &[1.0, 3.0],
+            &[9.0, 1.0, 0.5, -1.0, 4.0, 9.0],
+        );
+        assert!((x_at(&c, 2.0) - 2.875).abs() < 1e-6);
+        // At t = 1.5: u = 0.25: h00 = 0.84375, h10 = 0.140625, h01 = 0.15625, h11 = -0.046875.
+        //   p = 0.84375 + 0.140625*1 + 0.15625*4 + (-0.046875)*(-2) = 1.703125
+        assert!((x_at(&c, 1.5) - 1.703125).abs() < 1e-6);
+        // Keys hold the value (not a tangent) at and beyond the ends.
+        assert_eq!(x_at(&c, 1.0), 1.0);
+        assert_eq!(x_at(&c, 0.0), 1.0);
+        assert_eq!(x_at(&c, 5.0), 4.0);
+    }
+
+    #[test]
+    fn cubic_rotation_is_normalised() {
+        let q0 = Quat::IDENTITY;
+        let q1 = Quat::from_rotation_z(1.0);
+        let c = clip_with(RawChannel {
+            joint: 2,
+            property: Property::Rotation,
+            interpolation: Interpolation::CubicSpline,
+            times: vec![0.0, 1.0],
+            values: vec![
+                Vec4::ZERO,
+                q0.into(),
+                Vec4::ZERO,
+                Vec4::ZERO,
+                q1.into(),
+                Vec4::ZERO,
+            ],
+        });
+        let s = sample_skeleton();
+        let mut pose = vec![Transform::IDENTITY; s.len()];
+        sample(&c, &s, 0.5, &mut pose);
+        assert!((pose[2].rotation.length() - 1.0).abs() < 1e-6);
+        // With zero tangents the curve is symmetric: the normalised midpoint of q0 and q1 is the
+        // 0.5 rad rotation (the sum q0 + q1 points along their bisector).
+        assert!(
+            pose[2]
+                .rotation
+                .abs_diff_eq(Quat::from_rotation_z(0.5), 1e-6)
+        );
+    }
+
+    #[test]
+    fn linear_rotation_slerps_the_short_way() {
+        let c = clip_with(RawChannel {
+            joint: 0,
+            property: Property::Rotation,
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values: vec![Quat::IDENTITY.into(), (-Quat::from_rotation_x(1.0)).into()],
+        });
+        let s = sample_skeleton();
+        let mut pose = vec![Transform::IDENTITY; s.len()];
+        sample(&c, &s, 0.25, &mut pose);
+        let expected = Quat::from_rotation_x(0.25);
+        assert!(pose[0].rotation.dot(expected).abs() > 1.0 - 1e-6);
+    }
+
+    #[test]
+    fn untouched_joints_keep_rest_pose() {
+        let c = translation(Interpolation::Linear, &[0.0, 1.0], &[0.0, 1.0]);
+        let s = sample_skeleton();
+        let mut pose = vec![Transform::IDENTITY; s.len()];
+        sample(&c, &s, 0.5, &mut pose);
+        assert_eq!(pose[3], s.rest()[3]);
+        assert_eq!(pose[2], s.rest()[2]);
+    }
+
+    #[test]
+    fn loop_and_clamp_time() {
+        let c = translation(Interpolation::Linear, &[0.0, 2.0], &[0.0, 1.0]);
+        assert_eq!(c.local_time(2.5, Playback::Loop), 0.5);
+        assert_eq!(c.local_time(2.0, Playback::Loop), 0.0);
+        assert_eq!(c.local_time(-0.5, Playback::Loop), 1.5);
+        assert_eq!(c.local_time(2.5, Playback::Clamp), 2.0);
+        assert_eq!(c.local_time(-1.0, Playback::Clamp), 0.0);
+        assert_eq!(c.local_time(f32::NAN, Playback::Loop), 0.0);
+    }
+
+    #[test]
+    fn cursor_matches_binary_search_in_any_order() {
+        let times: Vec<f32> = (0..50)
+            .map(|i| i as f32 * 0.1 + (i % 3) as f32 * 0.01)
+            .collect();
+        let values: Vec<f32> = (0..50).map(|i| ((i * 7) % 11) as f32).collect();
+        let c = translation(Interpolation::Linear, &times, &values);
+        let s = sample_skeleton();
+        let mut cursor = ClipCursor::new(&c);
+        let (mut a, mut b) = (vec![Transform::IDENTITY; 4], vec![Transform::IDENTITY; 4]);
+        // Forward steps, a jump back, and far beyond the end.
+        let probe = (0..200)
+            .map(|i| i as f32 * 0.027)
+            .chain([1.0, 0.0, 4.9, 100.0, 2.2, 2.21, 2.3]);
+        for t in probe {
+            sample(&c, &s, t, &mut a);
+            sample_with_cursor(&c, &s, t, &mut cursor, &mut b);
+            assert_eq!(a, b, "t = {t}");
+        }
+    }
+
+    #[test]
+    fn locate_uses_hint_and_successor() {
+        let times = [0.0, 1.0, 2.0, 3.0];
+        let mut hint = 1;
+        assert_eq!(locate(&times, 1.5, &mut hint), Segment::Between(1, 0.5));
+        assert_eq!(locate(&times, 2.5, &mut hint), Segment::Between(2, 0.5));
+        assert_eq!(hint, 2);
+        assert_eq!(locate(&times, 0.5, &mut hint), Segment::Between(0, 0.5));
+        assert_eq!(locate(&times, 3.0, &mut hint), Segment::Hold(3));
+    }
+}

@@ -1,0 +1,144 @@
+//! Local joint transforms: translation, rotation and scale (TRS), as glTF stores them.
+//!
+//! A `Transform` maps child space to parent space as `T * R * S` (column vectors), exactly
+//! glTF's node TRS. Blending and interpolation happen on these parts, never on matrices.
+
+use glam::{Mat4, Quat, Vec3};
+
+/// A joint's local transform: `translation * rotation * scale` (metres, unit quaternion, factors).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transform {
+    /// Translation in the parent's space, metres.
+    pub translation: Vec3,
+    /// Rotation as a unit quaternion.
+    pub rotation: Quat,
+    /// Per-axis scale factors (1 = unscaled; may be negative for mirrored joints).
+    pub scale: Vec3,
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl Transform {
+    /// No translation, no rotation, unit scale.
+    pub const IDENTITY: Self = Self {
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        scale: Vec3::ONE,
+    };
+
+    /// The affine matrix `T * R * S`.
+    #[inline]
+    pub fn to_mat4(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+
+    /// Decomposes an affine matrix into TRS. Exact for matrices built from a TRS; a matrix with
+    /// shear has no exact TRS, and the result is the closest rotation-and-scale glam finds.
+    pub fn from_mat4(m: &Mat4) -> Self {
+        let (scale, rotation, translation) = m.to_scale_rotation_translation();
+        Self {
+            translation,
+            rotation: rotation.normalize(),
+            scale,
+        }
+    }
+
+    /// Interpolates towards `other` by `t` in [0, 1]: translation and scale linearly, rotation by
+    /// spherical interpolation along the shortest arc (glTF's LINEAR rule for rotations).
+    #[inline]
+    pub fn interpolate(&self, other: &Self, t: f32) -> Self {
+        Self {
+            translation: self.translation.lerp(other.translation, t),
+            rotation: slerp_shortest(self.rotation, other.rotation, t),
+            scale: self.scale.lerp(other.scale, t),
+        }
+    }
+
+    /// True when every component is finite (no NaN or infinity).
+    pub fn is_finite(&self) -> bool {
+        self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
+    }
+}
+
+/// Spherical linear interpolation from `a` to `b` along the shortest arc; `t` in [0, 1].
+///
+/// glTF requires the shortest path, so `b` is negated when the two lie in opposite hemispheres.
+/// Only rotations within about 0.1 degree of each other fall back to a normalised linear blend
+/// (where `sin(theta)` loses precision); its error there is far below f32 resolution.
+#[inline]
+pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
+    let mut dot = a.dot(b);
+    let b = if dot < 0.0 {
+        dot = -dot;
+        -b
+    } else {
+        b
+    };
+    if dot > 1.0 - 1e-6 {
+        return a.lerp(b, t).normalize();
+    }
+    let theta = dot.min(1.0).acos();
+    let sin_theta = theta.sin();
+    let wa = ((1.0 - t) * theta).sin() / sin_theta;
+    let wb = (t * theta).sin() / sin_theta;
+    (a * wa + b * wb).normalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matrix_round_trip() {
+        let t = Transform {
+            translation: Vec3::new(1.0, -2.0, 3.0),
+            rotation: Quat::from_rotation_y(0.7) * Quat::from_rotation_x(-0.3),
+            scale: Vec3::new(1.5, 0.5, 2.0),
+        };
+        let back = Transform::from_mat4(&t.to_mat4());
+        // f32 decomposition of a well-conditioned matrix: errors of a few ulps.
+        assert!(back.translation.abs_diff_eq(t.translation, 1e-6));
+        assert!(back.scale.abs_diff_eq(t.scale, 1e-5));
+        assert!(back.rotation.dot(t.rotation).abs() > 1.0 - 1e-6);
+    }
+
+    #[test]
+    fn slerp_takes_the_shortest_arc() {
+        let a = Quat::from_rotation_z(0.0);
+        // The same 90 degree rotation written with negated components: the short way is 45 degrees.
+        let b = -Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        let mid = slerp_shortest(a, b, 0.5);
+        let expected = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+        assert!(mid.dot(expected).abs() > 1.0 - 1e-6, "{mid:?}");
+    }
+
+    #[test]
+    fn slerp_hits_both_ends_and_keeps_unit_length() {
+        let a = Quat::from_rotation_x(0.2);
+        let b = Quat::from_rotation_y(2.5);
+        assert!(slerp_shortest(a, b, 0.0).abs_diff_eq(a, 1e-6));
+        assert!(slerp_shortest(a, b, 1.0).abs_diff_eq(b, 1e-6));
+        for i in 0..=10 {
+            let q = slerp_shortest(a, b, i as f32 / 10.0);
+            assert!((q.length() - 1.0).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn interpolate_blends_each_part() {
+        let a = Transform::IDENTITY;
+        let b = Transform {
+            translation: Vec3::new(2.0, 0.0, 0.0),
+            rotation: Quat::from_rotation_y(1.0),
+            scale: Vec3::splat(3.0),
+        };
+        let m = a.interpolate(&b, 0.25);
+        assert!(m.translation.abs_diff_eq(Vec3::new(0.5, 0.0, 0.0), 1e-6));
+        assert!(m.scale.abs_diff_eq(Vec3::splat(1.5), 1e-6));
+        assert!(m.rotation.abs_diff_eq(Quat::from_rotation_y(0.25), 1e-6));
+    }
+}

@@ -1,0 +1,83 @@
+//! The `throng` command line: argument parsing and glue between the library modules.
+
+mod inspect;
+mod mannequin;
+mod pose;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::import::{ImportOptions, MergeAnimations, Model};
+
+/// Bake skeletal animation of glTF characters and render crowds of them.
+#[derive(Debug, Parser)]
+#[command(name = "throng", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print a model's joint tree, clips, meshes and import warnings.
+    Inspect(inspect::Args),
+    /// Evaluate clips at given times and print joint matrices (and skinned vertices) as JSON.
+    Pose(pose::Args),
+    /// Write the built-in procedural mannequin as a GLB file.
+    GenMannequin(mannequin::Args),
+}
+
+/// `--merge-animations` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum MergeArg {
+    /// Merge only unnamed animations that drive disjoint joints (files split per joint).
+    Auto,
+    /// Merge every animation into one clip named 'merged' (they must drive disjoint joints).
+    Always,
+    /// Keep each animation as its own clip.
+    Never,
+}
+
+/// Options shared by commands that import a model.
+#[derive(Debug, clap::Args)]
+struct ModelArgs {
+    /// The glTF model (.glb, or .gltf with its buffers and images beside it).
+    model: PathBuf,
+    /// Merge animations that drive disjoint joints into one clip. Bare flag means 'always'.
+    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1, default_missing_value = "always", value_name = "WHEN")]
+    merge_animations: MergeArg,
+}
+
+impl ModelArgs {
+    fn load(&self) -> Result<Model> {
+        load_model(&self.model, self.merge_animations)
+    }
+}
+
+fn load_model(path: &Path, merge: MergeArg) -> Result<Model> {
+    let options = ImportOptions {
+        merge_animations: match merge {
+            MergeArg::Auto => MergeAnimations::Auto,
+            MergeArg::Always => MergeAnimations::Always,
+            MergeArg::Never => MergeAnimations::Never,
+        },
+    };
+    let model = crate::import::load(path, &options)?;
+    Ok(model)
+}
+
+/// Parses the process arguments and runs the chosen command.
+///
+/// # Errors
+/// Whatever the command reports; `main` prints it and exits with status 1.
+pub fn run() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Inspect(args)) => inspect::run(&args),
+        Some(Command::Pose(args)) => pose::run(&args),
+        Some(Command::GenMannequin(args)) => mannequin::run(&args),
+        None => mannequin::summary().context("describing the built-in mannequin"),
+    }
+}

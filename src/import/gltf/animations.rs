@@ -1,0 +1,218 @@
+//! glTF animations to clips: channels read and checked per sampler, unnamed animations named,
+//! and animations that drive disjoint joints merged on request (or by default for files like
+//! CesiumMan that split one clip into one animation per joint).
+
+use glam::Vec4;
+use gltf::accessor::Dimensions;
+use gltf::animation::{Interpolation as GltfInterpolation, Property as GltfProperty};
+
+use crate::anim::clip::check_times;
+use crate::anim::{Interpolation, Property, RawChannel, RawClip};
+
+use super::Source;
+use super::scene::Joints;
+
+/// Whether imported animations are merged into one clip.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MergeAnimations {
+    /// Merge only when every animation is unnamed and they drive disjoint joints with one
+    /// duration (a clip split per joint, as in CesiumMan); otherwise keep them apart.
+    #[default]
+    Auto,
+    /// Merge all animations into one clip; an error if they overlap or differ in duration.
+    Always,
+    /// Keep every animation as its own clip.
+    Never,
+}
+
+/// Name given to the clip made by merging animations.
+pub const MERGED_CLIP_NAME: &str = "merged";
+
+/// Reads every animation into a raw clip, checking sampler data as it goes.
+pub(super) fn read_animations(
+    src: &Source,
+    joints: &Joints,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(RawClip, bool)>, String> {
+    let mut clips = Vec::new();
+    let mut used_names = std::collections::HashSet::new();
+    for anim in src.doc.animations() {
+        let label = match anim.name() {
+            Some(n) => format!("animation {} ({n})", anim.index()),
+            None => format!("animation {}", anim.index()),
+        };
+        let named = anim.name().is_some_and(|n| !n.is_empty());
+        let mut name = match anim.name() {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => format!("animation_{}", anim.index()),
+        };
+        if !used_names.insert(name.clone()) {
+            let renamed = format!("{name}_{}", anim.index());
+            warnings.push(format!(
+                "{label}: another animation is also called '{name}'; this one is named '{renamed}'"
+            ));
+            name = renamed;
+            used_names.insert(name.clone());
+        }
+        let mut channels = Vec::new();
+        let mut morph = false;
+        let mut skipped = 0;
+        for channel in anim.channels() {
+            let sampler = channel.sampler();
+            let slabel = format!("{label}, sampler {}", sampler.index());
+            let property = match channel.target().property() {
+                GltfProperty::Translation => Property::Translation,
+                GltfProperty::Rotation => Property::Rotation,
+                GltfProperty::Scale => Property::Scale,
+                GltfProperty::MorphTargetWeights => {
+                    morph = true;
+                    continue;
+                }
+            };
+            let Some(joint) = joints.of_node[channel.target().node().index()] else {
+                // The node moves nothing that is drawn.
+                skipped += 1;
+                continue;
+            };
+            let interpolation = match sampler.interpolation() {
+                GltfInterpolation::Step => Interpolation::Step,
+                GltfInterpolation::Linear => Interpolation::Linear,
+                GltfInterpolation::CubicSpline => Interpolation::CubicSpline,
+            };
+            let input = sampler.input();
+            let times = src
+                .floats(&input, "sampler input", &[Dimensions::Scalar])
+                .map_err(|e| format!("{slabel}: {e}"))?
+                .values;
+            check_times(&times).map_err(|e| format!("{slabel}: {e}"))?;
+            let output = sampler.output();
+            let dims = if property == Property::Rotation {
+                Dimensions::Vec4
+            } else {
+                Dimensions::Vec3
+            };
+            let out = src
+                .floats(&output, "sampler output", &[dims])
+                .map_err(|e| format!("{slabel}: {e}"))?;
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
+            if out.count() != times.len() * per_key {
+                return Err(format!(
+                    "{slabel}: {} input times need {} {} output values, found {}",
+                    times.len(),
+                    times.len() * per_key,
+                    interpolation.name(),
+                    out.count()
+                ));
+            }
+            let values: Vec<Vec4> = out
+                .values
+                .chunks_exact(out.components)
+                .map(|c| Vec4::new(c[0], c[1], c[2], c.get(3).copied().unwrap_or(0.0)))
+                .collect();
+            if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+                return Err(format!("{slabel}: output value {i} is not finite"));
+            }
+            channels.push(RawChannel {
+                joint,
+                property,
+                interpolation,
+                times,
+                values,
+            });
+        }
+        if morph {
+            warnings.push(format!("{label}: morph target weight channels are ignored"));
+        }
+        if skipped > 0 {
+            warnings.push(format!(
+                "{label}: {skipped} channel(s) drive nodes that move no mesh; ignored"
+            ));
+        }
+        clips.push((RawClip { name, channels }, named));
+    }
+    Ok(clips)
+}
+
+fn duration(clip: &RawClip) -> f32 {
+    clip.channels
+        .iter()
+        .filter_map(|c| c.times.last().copied())
+        .fold(0.0, f32::max)
+}
+
+/// Why a set of clips cannot be merged, or `None` when it can.
+fn merge_obstacle(clips: &[(RawClip, bool)], joint_names: &[String]) -> Option<String> {
+    let mut owner: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for (i, (clip, _)) in clips.iter().enumerate() {
+        for c in &clip.channels {
+            if let Some(&other) = owner.get(&c.joint)
+                && other != i
+            {
+                return Some(format!(
+                    "'{}' and '{}' both drive joint '{}'",
+                    clips[other].0.name, clip.name, joint_names[c.joint]
+                ));
+            }
+            owner.insert(c.joint, i);
+        }
+    }
+    let durations: Vec<f32> = clips.iter().map(|(c, _)| duration(c)).collect();
+    let (lo, hi) = durations
+        .iter()
+        .fold((f32::INFINITY, 0.0f32), |(lo, hi), d| {
+            (lo.min(*d), hi.max(*d))
+        });
+    // A millisecond: exporters round key times, but a real length difference is far larger.
+    if hi - lo > 1e-3 {
+        return Some(format!("their durations differ ({lo} s to {hi} s)"));
+    }
+    None
+}
+
+/// Applies the merge policy. Returns the clips to keep and an optional note for the user.
+pub(super) fn merge(
+    clips: Vec<(RawClip, bool)>,
+    policy: MergeAnimations,
+    joint_names: &[String],
+) -> Result<(Vec<RawClip>, Option<String>), String> {
+    let all_unnamed = clips.iter().all(|(_, named)| !named);
+    let wanted = match policy {
+        MergeAnimations::Never => false,
+        _ if clips.len() < 2 => false,
+        MergeAnimations::Always => {
+            if let Some(why) = merge_obstacle(&clips, joint_names) {
+                return Err(format!(
+                    "cannot merge the {} animations into one clip: {why}",
+                    clips.len()
+                ));
+            }
+            true
+        }
+        MergeAnimations::Auto => all_unnamed && merge_obstacle(&clips, joint_names).is_none(),
+    };
+    if !wanted {
+        return Ok((clips.into_iter().map(|(c, _)| c).collect(), None));
+    }
+    let count = clips.len();
+    let channels = clips.into_iter().flat_map(|(c, _)| c.channels).collect();
+    let note = format!(
+        "merged {count} {}animations that drive disjoint joints into one clip '{MERGED_CLIP_NAME}'{}",
+        if all_unnamed { "unnamed " } else { "" },
+        if policy == MergeAnimations::Auto {
+            " (--merge-animations never keeps them apart)"
+        } else {
+            ""
+        }
+    );
+    Ok((
+        vec![RawClip {
+            name: MERGED_CLIP_NAME.to_string(),
+            channels,
+        }],
+        Some(note),
+    ))
+}

@@ -1,0 +1,110 @@
+//! Loading buffer and image bytes: the GLB binary chunk, data URIs and files next to the model.
+
+use std::path::Path;
+
+use base64::Engine;
+
+use crate::mesh::Texture;
+
+use super::Source;
+
+/// Decodes a `data:` URI with base64 payload; `None` when `uri` is not a data URI.
+fn data_uri(uri: &str) -> Option<Result<Vec<u8>, String>> {
+    let rest = uri.strip_prefix("data:")?;
+    Some(match rest.split_once(";base64,") {
+        Some((_, payload)) => base64::engine::general_purpose::STANDARD
+            .decode(payload.trim())
+            .map_err(|e| format!("invalid base64 data: {e}")),
+        None => Err("data URI is not base64-encoded".to_string()),
+    })
+}
+
+/// Decodes `%XX` escapes in a relative URI.
+fn percent_decode(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(v) = uri
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Reads the bytes a URI points to: a data URI, or a file relative to `base_dir`.
+pub(super) fn read_uri(uri: &str, base_dir: Option<&Path>, what: &str) -> Result<Vec<u8>, String> {
+    if let Some(decoded) = data_uri(uri) {
+        return decoded.map_err(|e| format!("{what}: {e}"));
+    }
+    if uri.contains("://") {
+        return Err(format!(
+            "{what}: URI '{uri}' is not a relative file path; only files next to the model and data URIs are supported"
+        ));
+    }
+    let Some(dir) = base_dir else {
+        return Err(format!(
+            "{what}: refers to external file '{uri}', but the model was not loaded from a file"
+        ));
+    };
+    let path = dir.join(percent_decode(uri));
+    std::fs::read(&path).map_err(|e| format!("{what}: cannot read '{}': {e}", path.display()))
+}
+
+/// Loads every buffer of the document, checking each is at least as long as it declares.
+pub(super) fn load_buffers(
+    doc: &gltf::Document,
+    blob: Option<Vec<u8>>,
+    base_dir: Option<&Path>,
+) -> Result<Vec<Vec<u8>>, String> {
+    let mut blob = blob;
+    let mut out = Vec::new();
+    for buffer in doc.buffers() {
+        let what = format!("buffer {}", buffer.index());
+        let data = match buffer.source() {
+            gltf::buffer::Source::Bin => blob.take().ok_or_else(|| {
+                format!("{what}: refers to the GLB binary chunk, but the file has none")
+            })?,
+            gltf::buffer::Source::Uri(uri) => read_uri(uri, base_dir, &what)?,
+        };
+        if data.len() < buffer.length() {
+            return Err(format!(
+                "{what}: declares {} bytes but only {} are present (truncated file?)",
+                buffer.length(),
+                data.len()
+            ));
+        }
+        out.push(data);
+    }
+    Ok(out)
+}
+
+impl Source<'_> {
+    /// Decodes an image (PNG or JPEG) to RGBA8.
+    pub(super) fn image(&self, image: &gltf::Image) -> Result<Texture, String> {
+        let what = format!("image {}", image.index());
+        let bytes = match image.source() {
+            gltf::image::Source::View { view, .. } => {
+                self.view_range(&view, 0, view.length(), &what)?.to_vec()
+            }
+            gltf::image::Source::Uri { uri, .. } => read_uri(uri, self.base_dir, &what)?,
+        };
+        let decoded =
+            image::load_from_memory(&bytes).map_err(|e| format!("{what}: cannot decode: {e}"))?;
+        let rgba = decoded.to_rgba8();
+        let (width, height) = rgba.dimensions();
+        Ok(Texture {
+            width,
+            height,
+            rgba: rgba.into_raw(),
+        })
+    }
+}

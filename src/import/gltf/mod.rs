@@ -1,0 +1,150 @@
+//! The glTF 2.0 importer (.glb and .gltf with external or embedded buffers).
+//!
+//! Parsing and schema validation come from the `gltf` crate; buffers, accessors and images are
+//! decoded here with bounds checks so that every error names the file and the element. The
+//! steps: hierarchy ([`scene`]), joint choice and skeleton ([`scene`]), meshes ([`meshes`]),
+//! animations ([`animations`]), materials.
+
+mod accessor;
+mod animations;
+mod buffers;
+mod meshes;
+mod scene;
+
+use std::path::Path;
+
+use glam::Vec4;
+
+pub use animations::{MERGED_CLIP_NAME, MergeAnimations};
+
+use super::{ImportError, ImportOptions, Model, ModelMesh, PrimitiveRef};
+use crate::mesh::Material;
+
+/// The parsed document and its loaded buffers.
+pub(super) struct Source<'a> {
+    doc: &'a gltf::Document,
+    base_dir: Option<&'a Path>,
+    buffers: Vec<Vec<u8>>,
+}
+
+/// Imports a model from bytes. `file` names it in messages; `base_dir` resolves external files.
+pub(super) fn import(
+    bytes: &[u8],
+    file: &str,
+    base_dir: Option<&Path>,
+    options: &ImportOptions,
+) -> Result<Model, ImportError> {
+    let invalid = |what: String| ImportError::Invalid {
+        file: file.to_string(),
+        what,
+    };
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|source| ImportError::Parse {
+        file: file.to_string(),
+        source,
+    })?;
+    let doc = &gltf.document;
+    let buffers = buffers::load_buffers(doc, gltf.blob, base_dir).map_err(invalid)?;
+    let src = Source {
+        doc,
+        base_dir,
+        buffers,
+    };
+    let mut warnings = Vec::new();
+
+    let scene = doc
+        .default_scene()
+        .or_else(|| doc.scenes().next())
+        .ok_or_else(|| invalid("has no scene".into()))?;
+    let h = scene::hierarchy(doc, &scene, &mut warnings).map_err(invalid)?;
+
+    let mut animated = vec![false; h.parent.len()];
+    for anim in doc.animations() {
+        for ch in anim.channels() {
+            if ch.target().property() != gltf::animation::Property::MorphTargetWeights {
+                animated[ch.target().node().index()] = true;
+            }
+        }
+    }
+    let joints = scene::choose_joints(&src, &h, &animated).map_err(invalid)?;
+    if joints.nodes.is_empty() {
+        return Err(invalid(
+            "has no skin and no mesh: nothing to animate".into(),
+        ));
+    }
+    let skeleton = joints
+        .raw
+        .clone()
+        .validate()
+        .map_err(|source| ImportError::Anim {
+            file: file.to_string(),
+            context: "skeleton".into(),
+            source,
+        })?;
+
+    let primitives = meshes::read_meshes(&src, &h, &joints, &mut warnings).map_err(invalid)?;
+
+    // Materials: one per glTF material, plus a default one for primitives without.
+    let mut materials = Vec::new();
+    for m in doc.materials() {
+        let pbr = m.pbr_metallic_roughness();
+        let texture = match pbr.base_color_texture() {
+            Some(info) if primitives.iter().any(|p| p.material == m.index()) => Some(
+                src.image(&info.texture().source())
+                    .map_err(|e| invalid(format!("material {}: {e}", m.index().unwrap_or(0))))?,
+            ),
+            _ => None,
+        };
+        materials.push(Material {
+            name: m.name().unwrap_or_default().to_string(),
+            base_color_factor: Vec4::from(pbr.base_color_factor()),
+            base_color_texture: texture,
+        });
+    }
+    let default_material = materials.len();
+    if primitives.iter().any(|p| p.material.is_none()) {
+        materials.push(Material::default());
+    }
+    let meshes = primitives
+        .into_iter()
+        .map(|mut p| {
+            p.mesh.material = p.material.unwrap_or(default_material);
+            p.mesh
+                .validate(skeleton.len())
+                .map_err(|source| ImportError::Mesh {
+                    file: file.to_string(),
+                    source,
+                })?;
+            Ok(ModelMesh {
+                source: p.source,
+                mesh: p.mesh,
+            })
+        })
+        .collect::<Result<Vec<_>, ImportError>>()?;
+
+    let raw_clips = animations::read_animations(&src, &joints, &mut warnings).map_err(invalid)?;
+    let (raw_clips, merge_note) =
+        animations::merge(raw_clips, options.merge_animations, skeleton.names())
+            .map_err(invalid)?;
+    let clips = raw_clips
+        .into_iter()
+        .map(|raw| {
+            let name = raw.name.clone();
+            raw.validate(&skeleton).map_err(|source| ImportError::Anim {
+                file: file.to_string(),
+                context: format!("clip '{name}'"),
+                source,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+
+    Ok(Model {
+        name: file.to_string(),
+        skeleton,
+        joint_nodes: joints.nodes,
+        clips,
+        meshes,
+        materials,
+        warnings,
+        notes: merge_note.into_iter().collect(),
+    })
+}

@@ -1,0 +1,339 @@
+//! The node hierarchy and the choice of joints: which glTF nodes become skeleton joints, in
+//! parents-first order, with static non-joint ancestors folded into root bases.
+
+use glam::{Mat4, Quat, Vec3};
+use gltf::accessor::Dimensions;
+
+use crate::anim::{RawSkeleton, Transform};
+
+use super::Source;
+
+/// The scene's nodes: parents, pre-order and rest matrices.
+pub(super) struct Hierarchy {
+    /// Parent node per document node (`None` for roots and nodes outside the scene).
+    pub parent: Vec<Option<usize>>,
+    /// Scene nodes in pre-order (parents before children).
+    pub order: Vec<usize>,
+    /// Local rest matrix per document node.
+    pub local: Vec<Mat4>,
+    /// Local rest TRS per document node.
+    pub local_trs: Vec<Transform>,
+    /// World rest matrix per node (identity for nodes outside the scene).
+    pub world: Vec<Mat4>,
+}
+
+/// A readable name for node `index`: `node 3 ('Hips')`.
+pub(super) fn node_label(doc: &gltf::Document, index: usize) -> String {
+    match doc.nodes().nth(index).and_then(|n| n.name()) {
+        Some(name) => format!("node {index} ('{name}')"),
+        None => format!("node {index}"),
+    }
+}
+
+fn local_transform(node: &gltf::Node) -> Result<(Mat4, Transform, bool), String> {
+    let label = || match node.name() {
+        Some(n) => format!("node {} ('{n}')", node.index()),
+        None => format!("node {}", node.index()),
+    };
+    match node.transform() {
+        gltf::scene::Transform::Matrix { matrix } => {
+            let m = Mat4::from_cols_array_2d(&matrix);
+            if !m.is_finite() {
+                return Err(format!("{}: matrix contains NaN or infinity", label()));
+            }
+            let trs = Transform::from_mat4(&m);
+            // A matrix with shear has no exact TRS; it is still exact in the folded root base
+            // and in rigid parts, and only approximated if it is a joint's rest transform.
+            let exact = trs.to_mat4().abs_diff_eq(
+                m,
+                1e-4 * m
+                    .abs()
+                    .to_cols_array()
+                    .iter()
+                    .fold(1.0f32, |a, b| a.max(*b)),
+            );
+            Ok((m, trs, exact))
+        }
+        gltf::scene::Transform::Decomposed {
+            translation,
+            rotation,
+            scale,
+        } => {
+            let t = Vec3::from(translation);
+            let r = Quat::from_array(rotation);
+            let s = Vec3::from(scale);
+            if !(t.is_finite() && r.is_finite() && s.is_finite()) {
+                return Err(format!("{}: transform contains NaN or infinity", label()));
+            }
+            if r.length() < 1e-6 {
+                return Err(format!("{}: rotation is a zero quaternion", label()));
+            }
+            let trs = Transform {
+                translation: t,
+                rotation: r.normalize(),
+                scale: s,
+            };
+            Ok((trs.to_mat4(), trs, true))
+        }
+    }
+}
+
+/// Builds the hierarchy of `scene`, rejecting cycles and nodes with two parents.
+pub(super) fn hierarchy(
+    doc: &gltf::Document,
+    scene: &gltf::Scene,
+    warnings: &mut Vec<String>,
+) -> Result<Hierarchy, String> {
+    let n = doc.nodes().count();
+    let mut parent = vec![None; n];
+    let mut local = vec![Mat4::IDENTITY; n];
+    let mut local_trs = vec![Transform::IDENTITY; n];
+    for node in doc.nodes() {
+        for child in node.children() {
+            if let Some(p) = parent[child.index()] {
+                return Err(format!(
+                    "{} is a child of both node {p} and node {}",
+                    node_label(doc, child.index()),
+                    node.index()
+                ));
+            }
+            parent[child.index()] = Some(node.index());
+        }
+        let (m, trs, exact) = local_transform(&node)?;
+        if !exact {
+            warnings.push(format!(
+                "{}: its matrix has shear, which a joint's translation/rotation/scale cannot represent exactly",
+                node_label(doc, node.index())
+            ));
+        }
+        local[node.index()] = m;
+        local_trs[node.index()] = trs;
+    }
+    let mut order = Vec::new();
+    let mut seen = vec![false; n];
+    let mut world = vec![Mat4::IDENTITY; n];
+    let mut stack: Vec<usize> = scene.nodes().map(|r| r.index()).collect();
+    stack.reverse();
+    for root in scene.nodes() {
+        if parent[root.index()].is_some() {
+            return Err(format!(
+                "scene {}: root {} is also the child of another node",
+                scene.index(),
+                node_label(doc, root.index())
+            ));
+        }
+    }
+    while let Some(i) = stack.pop() {
+        if seen[i] {
+            return Err(format!(
+                "{} is reached twice from the scene (a cycle in the node hierarchy)",
+                node_label(doc, i)
+            ));
+        }
+        seen[i] = true;
+        order.push(i);
+        world[i] = match parent[i] {
+            Some(p) => world[p] * local[i],
+            None => local[i],
+        };
+        // `nth` is safe: the index came from validated children lists.
+        if let Some(node) = doc.nodes().nth(i) {
+            let children: Vec<usize> = node.children().map(|c| c.index()).collect();
+            stack.extend(children.into_iter().rev());
+        }
+    }
+    Ok(Hierarchy {
+        parent,
+        order,
+        local,
+        local_trs,
+        world,
+    })
+}
+
+/// The joints chosen from the scene and how glTF nodes map onto them.
+pub(super) struct Joints {
+    /// glTF node of each joint, in joint (parents-first) order.
+    pub nodes: Vec<usize>,
+    /// Joint index of each document node, if it is a joint.
+    pub of_node: Vec<Option<usize>>,
+    /// The skeleton, before validation.
+    pub raw: RawSkeleton,
+    /// Per skin: the matrix that re-expresses its bind space in the skeleton's (identity when
+    /// the skin's inverse binds agree with the first skin's).
+    pub skin_correction: Vec<Mat4>,
+}
+
+/// Chooses the joints: every joint of every skin used in the scene; every animated node above a
+/// joint or a mesh; every node between two joints; and each mesh node that has no joint above
+/// it (so static props still hang from a joint). Other ancestors are static and fold into the
+/// root bases.
+pub(super) fn choose_joints(
+    src: &Source,
+    h: &Hierarchy,
+    animated: &[bool],
+) -> Result<Joints, String> {
+    let doc = src.doc;
+    let n = h.parent.len();
+    let mut in_scene = vec![false; n];
+    for &i in &h.order {
+        in_scene[i] = true;
+    }
+    let mut is_joint = vec![false; n];
+    let mut skins_used = vec![false; doc.skins().count()];
+    for &i in &h.order {
+        let Some(node) = doc.nodes().nth(i) else {
+            continue;
+        };
+        if let (Some(skin), Some(_)) = (node.skin(), node.mesh()) {
+            skins_used[skin.index()] = true;
+        }
+    }
+    for skin in doc.skins().filter(|s| skins_used[s.index()]) {
+        for joint in skin.joints() {
+            if !in_scene[joint.index()] {
+                return Err(format!(
+                    "skin {}: joint {} is not part of the scene",
+                    skin.index(),
+                    node_label(doc, joint.index())
+                ));
+            }
+            is_joint[joint.index()] = true;
+        }
+    }
+    let ancestors = |mut i: usize| {
+        std::iter::from_fn(move || {
+            let p = h.parent[i]?;
+            i = p;
+            Some(p)
+        })
+    };
+    let has_mesh = |i: usize| doc.nodes().nth(i).is_some_and(|nd| nd.mesh().is_some());
+    // Animated nodes above (or at) a joint or a mesh move what is drawn: they must be joints.
+    for &i in &h.order {
+        if is_joint[i] || has_mesh(i) {
+            if animated[i] {
+                is_joint[i] = true;
+            }
+            for a in ancestors(i) {
+                if animated[a] {
+                    is_joint[a] = true;
+                }
+            }
+        }
+    }
+    // Nodes between two joints carry transforms down the chain: make them joints too.
+    for &i in &h.order {
+        if !is_joint[i] {
+            continue;
+        }
+        let chain: Vec<usize> = ancestors(i).collect();
+        if let Some(top) = chain.iter().rposition(|a| is_joint[*a]) {
+            for a in &chain[..top] {
+                is_joint[*a] = true;
+            }
+        }
+    }
+    // A mesh without a skin and without a joint above it becomes its own (static) joint.
+    for &i in &h.order {
+        let unskinned = doc
+            .nodes()
+            .nth(i)
+            .is_some_and(|nd| nd.mesh().is_some() && nd.skin().is_none());
+        if unskinned && !is_joint[i] && !ancestors(i).any(|a| is_joint[a]) {
+            is_joint[i] = true;
+        }
+    }
+
+    let nodes: Vec<usize> = h.order.iter().copied().filter(|i| is_joint[*i]).collect();
+    let mut of_node = vec![None; n];
+    for (j, &node) in nodes.iter().enumerate() {
+        of_node[node] = Some(j);
+    }
+    let mut raw = RawSkeleton::default();
+    for &node in &nodes {
+        raw.names.push(
+            doc.nodes()
+                .nth(node)
+                .and_then(|nd| nd.name().map(str::to_string))
+                .unwrap_or_else(|| format!("node_{node}")),
+        );
+        let parent_joint = ancestors(node).find_map(|a| of_node[a]);
+        raw.parents.push(parent_joint);
+        raw.rest.push(h.local_trs[node]);
+        raw.root_bases.push(match (parent_joint, h.parent[node]) {
+            (None, Some(p)) => h.world[p],
+            _ => Mat4::IDENTITY,
+        });
+    }
+
+    // Inverse binds: the first skin that lists a joint defines it; joints in no skin are bound
+    // at their rest pose, so their skinning matrix is identity at rest.
+    let mut ibm: Vec<Option<Mat4>> = vec![None; nodes.len()];
+    let mut skin_correction = vec![Mat4::IDENTITY; doc.skins().count()];
+    for skin in doc.skins().filter(|s| skins_used[s.index()]) {
+        let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+        let mats = match skin.inverse_bind_matrices() {
+            Some(acc) => {
+                let what = format!("inverse bind matrices of skin {}", skin.index());
+                let d = src.floats(&acc, &what, &[Dimensions::Mat4])?;
+                if d.count() < joints.len() {
+                    return Err(format!(
+                        "accessor {} ({what}) has {} matrices, the skin has {} joints",
+                        acc.index(),
+                        d.count(),
+                        joints.len()
+                    ));
+                }
+                d.values
+                    .chunks_exact(16)
+                    .map(Mat4::from_cols_slice)
+                    .collect()
+            }
+            None => vec![Mat4::IDENTITY; joints.len()],
+        };
+        let mut correction: Option<Mat4> = None;
+        for (k, (&node, m)) in joints.iter().zip(&mats).enumerate() {
+            if !m.is_finite() || m.determinant().abs() < 1e-12 {
+                return Err(format!(
+                    "skin {}, joint {k} ({}): inverse bind matrix is not finite or singular",
+                    skin.index(),
+                    node_label(doc, node)
+                ));
+            }
+            let Some(j) = of_node[node] else { continue };
+            match ibm[j] {
+                None => ibm[j] = Some(*m),
+                Some(existing) => {
+                    // IBM_skin = IBM_first * C, so vertices of this skin are pre-multiplied by C.
+                    let c = existing.inverse() * *m;
+                    match correction {
+                        None => correction = Some(c),
+                        Some(prev) if prev.abs_diff_eq(c, 1e-4) => {}
+                        Some(_) => {
+                            return Err(format!(
+                                "skin {}: its inverse bind matrices disagree with an earlier skin's by different amounts per joint (first at {}); such skins cannot share one skeleton",
+                                skin.index(),
+                                node_label(doc, node)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(c) = correction {
+            skin_correction[skin.index()] = c;
+        }
+    }
+    raw.inverse_bind = nodes
+        .iter()
+        .zip(ibm)
+        .map(|(&node, m)| m.unwrap_or_else(|| h.world[node].inverse()))
+        .collect();
+    Ok(Joints {
+        nodes,
+        of_node,
+        raw,
+        skin_correction,
+    })
+}

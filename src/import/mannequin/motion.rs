@@ -1,0 +1,292 @@
+//! The mannequin's clips, made procedurally and keyed at 30 frames per second: idle (breathing
+//! and weight shift), walk and run (in place, feet planted by two-bone IK while the ground moves
+//! back under them at the stated speed) and wave (upper body only).
+
+use glam::{EulerRot, Quat, Vec3};
+
+use super::rig::{ANKLE_HEIGHT, JOINTS, idx, local_offset};
+
+/// Keys per second of every clip.
+pub(super) const FPS: f32 = 30.0;
+
+/// A clip as key arrays, ready for the GLB writer.
+pub(super) struct ClipKeys {
+    pub name: &'static str,
+    /// Key times, seconds; the last equals the loop period and repeats the first pose.
+    pub times: Vec<f32>,
+    /// Hips translation per key, when the clip moves the hips.
+    pub hips_translation: Option<Vec<Vec3>>,
+    /// Rotation keys per animated joint.
+    pub rotations: Vec<(usize, Vec<Quat>)>,
+}
+
+/// Joint rotations (local) and hips position for one pose.
+struct Pose {
+    hips: Vec3,
+    rot: [Quat; 19],
+}
+
+impl Pose {
+    fn rest() -> Self {
+        Self {
+            hips: JOINTS[idx::HIPS].position,
+            rot: [Quat::IDENTITY; 19],
+        }
+    }
+
+    /// Model-space rotation of joint `j`.
+    fn world_rotation(&self, j: usize) -> Quat {
+        let mut q = self.rot[j];
+        let mut i = j;
+        while let Some(p) = JOINTS[i].parent {
+            q = self.rot[p] * q;
+            i = p;
+        }
+        q
+    }
+
+    /// Model-space position of joint `j`.
+    fn world_position(&self, j: usize) -> Vec3 {
+        match JOINTS[j].parent {
+            None => self.hips,
+            Some(p) => self.world_position(p) + self.world_rotation(p) * local_offset(j),
+        }
+    }
+
+    /// Two-bone IK for a leg: places the ankle of `thigh -> shin -> foot` at `target`, knee
+    /// bending towards `pole` (model space), and sets the foot's model-space rotation to
+    /// `foot_world`. Out-of-reach targets are approached as closely as the straight leg allows.
+    fn leg_ik(&mut self, thigh: usize, target: Vec3, pole: Vec3, foot_world: Quat) {
+        let (shin, foot) = (thigh + 1, thigh + 2);
+        let hip = self.world_position(thigh);
+        let l1 = local_offset(shin).length();
+        let l2 = local_offset(foot).length();
+        let to_target = target - hip;
+        let d = to_target.length().clamp(0.05, (l1 + l2) * 0.9999);
+        let n = to_target.normalize();
+        let m = (pole - n * pole.dot(n)).normalize();
+        // Law of cosines: angle at the hip between the hip-ankle line and the thigh.
+        let cos_a = ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0);
+        let knee = hip + (n * cos_a + m * (1.0 - cos_a * cos_a).sqrt()) * l1;
+        let ankle = hip + n * d;
+        let parent_world = self.world_rotation(idx::HIPS);
+        let thigh_world =
+            Quat::from_rotation_arc(local_offset(shin).normalize(), (knee - hip).normalize());
+        self.rot[thigh] = parent_world.inverse() * thigh_world;
+        let shin_dir_local = thigh_world.inverse() * (ankle - knee).normalize();
+        self.rot[shin] = Quat::from_rotation_arc(local_offset(foot).normalize(), shin_dir_local);
+        let shin_world = thigh_world * self.rot[shin];
+        self.rot[foot] = shin_world.inverse() * foot_world;
+    }
+}
+
+fn rot(x: f32, y: f32, z: f32) -> Quat {
+    Quat::from_euler(EulerRot::YXZ, y, x, z)
+}
+
+fn keys(
+    name: &'static str,
+    period: f32,
+    hips_moves: bool,
+    joints: &[usize],
+    pose_at: impl Fn(f32) -> Pose,
+) -> ClipKeys {
+    let frames = (period * FPS).round() as usize;
+    let times: Vec<f32> = (0..=frames).map(|f| f as f32 / FPS).collect();
+    // The last key repeats the first pose exactly, so the loop is seamless.
+    let poses: Vec<Pose> = (0..=frames)
+        .map(|f| pose_at((f % frames) as f32 / frames as f32))
+        .collect();
+    let mut rotations: Vec<(usize, Vec<Quat>)> = joints.iter().map(|&j| (j, Vec::new())).collect();
+    for pose in &poses {
+        for (j, list) in &mut rotations {
+            let q = pose.rot[*j].normalize();
+            // Keep consecutive keys in one hemisphere: slerp takes the short way anyway, but
+            // continuous keys read better and interpolate identically in every player.
+            let q = match list.last() {
+                Some(prev) if prev.dot(q) < 0.0 => -q,
+                _ => q,
+            };
+            list.push(q);
+        }
+    }
+    ClipKeys {
+        name,
+        times,
+        hips_translation: hips_moves.then(|| poses.iter().map(|p| p.hips).collect()),
+        rotations,
+    }
+}
+
+/// Gait parameters.
+struct Gait {
+    speed: f32,
+    period: f32,
+    /// Fraction of the cycle a foot is on the ground.
+    stance: f32,
+    step_height: f32,
+    lean: f32,
+    arm_swing: f32,
+    elbow: f32,
+    /// Lowest hips height allowed, metres.
+    hips_base: f32,
+}
+
+/// Foot position (model space, relative to its rest ankle) at cycle phase `phase` in [0, 1).
+/// Stance: the foot slides back at exactly `speed`, so it is planted once the character moves
+/// forward at that speed. Swing: it lifts and returns forward on a smooth arc.
+fn foot_offset(g: &Gait, phase: f32) -> (Vec3, bool) {
+    let stride = g.speed * g.period * g.stance;
+    if phase < g.stance {
+        (Vec3::new(0.0, 0.0, stride * (0.5 - phase / g.stance)), true)
+    } else {
+        let s = (phase - g.stance) / (1.0 - g.stance);
+        let ease = 0.5 - 0.5 * (std::f32::consts::PI * s).cos();
+        let lift = (std::f32::consts::PI * s).sin() * g.step_height;
+        (Vec3::new(0.0, lift, stride * (ease - 0.5)), false)
+    }
+}
+
+fn gait_pose(g: &Gait, phase: f32) -> Pose {
+    let tau = std::f32::consts::TAU;
+    let mut p = Pose::rest();
+    let feet = [(idx::THIGH_L, phase), (idx::THIGH_R, (phase + 0.5).fract())];
+    let leg = local_offset(idx::SHIN_L).length() + local_offset(idx::FOOT_L).length();
+    let rest_hips = JOINTS[idx::HIPS].position;
+    // The hips ride as high as the planted feet allow (legs at 97% extension), never below the
+    // base: high over mid-stance, low at double support, highest in a run's flight.
+    let mut height = rest_hips.y - 0.02;
+    for &(thigh, ph) in &feet {
+        let (off, planted) = foot_offset(g, ph);
+        if planted {
+            let reach = ((leg * 0.97).powi(2) - off.z * off.z).max(0.0).sqrt();
+            height = height.min(ANKLE_HEIGHT + reach + (rest_hips.y - JOINTS[thigh].position.y));
+        }
+    }
+    p.hips = Vec3::new(0.0, height.max(g.hips_base), 0.0);
+    let sway = (tau * phase).sin();
+    p.rot[idx::HIPS] = rot(0.0, 0.08 * sway, 0.03 * (tau * phase).cos());
+    p.rot[idx::SPINE] = rot(g.lean * 0.5, -0.05 * sway, 0.0);
+    p.rot[idx::CHEST] = rot(g.lean * 0.5, -0.08 * sway, -0.02 * (tau * phase).cos());
+    p.rot[idx::NECK] = rot(-g.lean * 0.6, 0.06 * sway, 0.0);
+    p.rot[idx::HEAD] = rot(-g.lean * 0.4, 0.04 * sway, 0.0);
+    for &(thigh, ph) in &feet {
+        let (off, planted) = foot_offset(g, ph);
+        let target = JOINTS[thigh + 2].position + off;
+        let pitch = if planted {
+            0.0
+        } else {
+            -0.35 * (std::f32::consts::PI * (ph - g.stance) / (1.0 - g.stance)).sin() * 0.5
+        };
+        p.leg_ik(thigh, target, Vec3::Z, Quat::from_rotation_x(pitch));
+    }
+    // Arms swing against the legs: the left arm with the right leg.
+    for (upper, fore, side, ph) in [
+        (
+            idx::UPPER_ARM_L,
+            idx::FOREARM_L,
+            1.0f32,
+            (phase + 0.5).fract(),
+        ),
+        (idx::UPPER_ARM_R, idx::FOREARM_R, -1.0, phase),
+    ] {
+        let swing = g.arm_swing * (tau * ph).cos();
+        p.rot[upper] = rot(-swing, 0.0, side * 0.06);
+        p.rot[fore] = rot(
+            -g.elbow - 0.3 * g.elbow * (tau * ph).cos().max(0.0),
+            0.0,
+            0.0,
+        );
+    }
+    p
+}
+
+/// Walking speed of the `walk` clip (played in place), metres per second.
+pub const WALK_SPEED: f32 = 1.2;
+/// Running speed of the `run` clip (played in place), metres per second.
+pub const RUN_SPEED: f32 = 3.0;
+
+const WALK: Gait = Gait {
+    speed: WALK_SPEED,
+    period: 1.0,
+    stance: 0.6,
+    step_height: 0.1,
+    lean: 0.05,
+    arm_swing: 0.3,
+    elbow: 0.25,
+    hips_base: 0.80,
+};
+
+const RUN: Gait = Gait {
+    speed: RUN_SPEED,
+    period: 2.0 / 3.0,
+    stance: 0.36,
+    step_height: 0.24,
+    lean: 0.18,
+    arm_swing: 0.55,
+    elbow: 1.3,
+    hips_base: 0.80,
+};
+
+const LEGS_AND_BODY: [usize; 19] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+];
+const UPPER_BODY: [usize; 12] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+
+fn idle_pose(phase: f32) -> Pose {
+    let tau = std::f32::consts::TAU;
+    let mut p = Pose::rest();
+    // Weight shifts from foot to foot once per loop; two breaths per loop.
+    let shift = (tau * phase).sin();
+    let breath = (2.0 * tau * phase).sin();
+    p.hips =
+        JOINTS[idx::HIPS].position + Vec3::new(0.03 * shift, -0.015 - 0.008 * shift.abs(), 0.0);
+    p.rot[idx::HIPS] = rot(0.0, 0.04 * shift, -0.04 * shift);
+    p.rot[idx::SPINE] = rot(0.01 * breath, 0.0, 0.03 * shift);
+    p.rot[idx::CHEST] = rot(0.025 * breath, -0.03 * shift, 0.02 * shift);
+    p.rot[idx::NECK] = rot(-0.02 * breath, 0.0, -0.01 * shift);
+    p.rot[idx::HEAD] = rot(0.0, 0.12 * (tau * phase * 1.0 + 0.6).sin(), 0.0);
+    for (shoulder, upper, fore, side) in [
+        (idx::SHOULDER_L, idx::UPPER_ARM_L, idx::FOREARM_L, 1.0f32),
+        (idx::SHOULDER_R, idx::UPPER_ARM_R, idx::FOREARM_R, -1.0),
+    ] {
+        p.rot[shoulder] = rot(0.0, 0.0, side * 0.03 * breath);
+        p.rot[upper] = rot(0.02 * breath, 0.0, side * (0.05 - 0.03 * shift * side));
+        p.rot[fore] = rot(-0.15 - 0.03 * breath, 0.0, 0.0);
+    }
+    for thigh in [idx::THIGH_L, idx::THIGH_R] {
+        p.leg_ik(thigh, JOINTS[thigh + 2].position, Vec3::Z, Quat::IDENTITY);
+    }
+    p
+}
+
+fn wave_pose(phase: f32) -> Pose {
+    let tau = std::f32::consts::TAU;
+    let mut p = Pose::rest();
+    // Two waves per loop with the right hand raised beside the head.
+    let wave = (2.0 * tau * phase).sin();
+    p.rot[idx::CHEST] = rot(0.0, 0.05, 0.04);
+    p.rot[idx::NECK] = rot(0.0, -0.1, 0.0);
+    p.rot[idx::HEAD] = rot(0.05, -0.15, 0.04);
+    p.rot[idx::SHOULDER_R] = rot(0.0, 0.0, -0.15);
+    p.rot[idx::UPPER_ARM_R] = rot(0.25, 0.0, -2.2);
+    p.rot[idx::FOREARM_R] = rot(0.0, 0.0, -0.55 + 0.35 * wave);
+    p.rot[idx::HAND_R] = rot(0.0, 0.0, 0.15 * wave);
+    p.rot[idx::UPPER_ARM_L] = rot(0.0, 0.0, 0.06);
+    p.rot[idx::FOREARM_L] = rot(-0.15, 0.0, 0.0);
+    p
+}
+
+/// The four clips, each one loop long.
+pub(super) fn clips() -> Vec<ClipKeys> {
+    vec![
+        keys("idle", 4.0, true, &LEGS_AND_BODY, idle_pose),
+        keys("walk", WALK.period, true, &LEGS_AND_BODY, |ph| {
+            gait_pose(&WALK, ph)
+        }),
+        keys("run", RUN.period, true, &LEGS_AND_BODY, |ph| {
+            gait_pose(&RUN, ph)
+        }),
+        keys("wave", 2.0, false, &UPPER_BODY, wave_pose),
+    ]
+}

@@ -1,0 +1,111 @@
+//! Import: glTF files to the animation core's and the mesh module's types. The only module
+//! that knows the `gltf` crate. Also home of the procedural mannequin generator, which writes
+//! the project's own default character as a GLB.
+//!
+//! Model space equals the glTF scene's world space: static non-joint ancestors of the skeleton
+//! are folded into the root joints' bases, several skins over one skeleton share one joint set,
+//! and rigid meshes hanging from joint nodes become meshes bound 100% to that joint.
+
+mod error;
+mod gltf;
+pub mod mannequin;
+
+use std::path::Path;
+
+pub use error::ImportError;
+pub use gltf::{MERGED_CLIP_NAME, MergeAnimations};
+
+use crate::anim::{Clip, Skeleton};
+use crate::mesh::{Aabb, Material, SkinnedMesh};
+
+/// Options for [`load`] and [`load_bytes`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ImportOptions {
+    /// Whether animations are merged into one clip (default: [`MergeAnimations::Auto`]).
+    pub merge_animations: MergeAnimations,
+}
+
+/// Where a mesh came from in the glTF file (indices into `nodes`, `meshes`, `primitives`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrimitiveRef {
+    /// glTF node index.
+    pub node: usize,
+    /// glTF mesh index.
+    pub mesh: usize,
+    /// Primitive index within the mesh.
+    pub primitive: usize,
+}
+
+/// A mesh of an imported model with its origin in the file.
+#[derive(Clone, Debug)]
+pub struct ModelMesh {
+    /// The glTF primitive it was read from.
+    pub source: PrimitiveRef,
+    /// The mesh, bound to the model's skeleton.
+    pub mesh: SkinnedMesh,
+}
+
+/// An imported character: skeleton, clips, meshes and materials, validated.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The file name it came from (used in messages).
+    pub name: String,
+    /// The skeleton (joints parents-first).
+    pub skeleton: Skeleton,
+    /// glTF node index of each joint.
+    pub joint_nodes: Vec<usize>,
+    /// Clips, in file order (or one merged clip).
+    pub clips: Vec<Clip>,
+    /// Meshes, one per triangle primitive, in scene order.
+    pub meshes: Vec<ModelMesh>,
+    /// Materials referenced by `SkinnedMesh::material`.
+    pub materials: Vec<Material>,
+    /// Things that were ignored or approximated (morph targets, skipped primitives...).
+    pub warnings: Vec<String>,
+    /// Things that were done on the user's behalf (merged animations).
+    pub notes: Vec<String>,
+}
+
+impl Model {
+    /// Finds a clip by name, or by index when `key` is a number.
+    pub fn find_clip(&self, key: &str) -> Option<usize> {
+        self.clips
+            .iter()
+            .position(|c| c.name() == key)
+            .or_else(|| key.parse::<usize>().ok().filter(|i| *i < self.clips.len()))
+    }
+
+    /// Bounds of all meshes in the bind pose (bind space).
+    pub fn bind_bounds(&self) -> Aabb {
+        self.meshes
+            .iter()
+            .fold(Aabb::EMPTY, |b, m| b.union(m.mesh.bounds()))
+    }
+}
+
+/// Loads a .glb or .gltf file.
+///
+/// # Errors
+/// [`ImportError`] naming the file and the element at fault; never panics on bad input.
+pub fn load(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
+        file: file.clone(),
+        what: "model",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    gltf::import(&bytes, &file, path.parent(), options)
+}
+
+/// Loads a model from memory. `name` is used in messages; external files cannot be resolved,
+/// so buffers and images must be embedded (GLB chunk or data URIs).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_bytes(bytes: &[u8], name: &str, options: &ImportOptions) -> Result<Model, ImportError> {
+    gltf::import(bytes, name, None, options)
+}
