@@ -28,6 +28,32 @@ pub enum MergeAnimations {
 /// Name given to the clip made by merging animations.
 pub const MERGED_CLIP_NAME: &str = "merged";
 
+/// Checks what the `gltf` crate's schema validation leaves out for animation channels (target
+/// node in range, known target path), so that reading them later cannot panic.
+pub(super) fn check_channels(doc: &gltf::Document) -> Result<(), String> {
+    let root = doc.as_json();
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, channel) in anim.channels.iter().enumerate() {
+            if channel.target.node.value() >= root.nodes.len() {
+                return Err(format!(
+                    "animation {a}, channel {c}: target node {} does not exist ({} nodes)",
+                    channel.target.node.value(),
+                    root.nodes.len()
+                ));
+            }
+            if !matches!(
+                channel.target.path,
+                gltf::json::validation::Checked::Valid(_)
+            ) {
+                return Err(format!(
+                    "animation {a}, channel {c}: target path is not translation, rotation, scale or weights"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads every animation into a raw clip, checking sampler data as it goes.
 pub(super) fn read_animations(
     src: &Source,

@@ -43,6 +43,7 @@ pub(super) fn import(
         source,
     })?;
     let doc = &gltf.document;
+    animations::check_channels(doc).map_err(invalid)?;
     let buffers = buffers::load_buffers(doc, gltf.blob, base_dir).map_err(invalid)?;
     let src = Source {
         doc,

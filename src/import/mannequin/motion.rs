@@ -153,15 +153,15 @@ fn gait_pose(g: &Gait, phase: f32) -> Pose {
     let feet = [(idx::THIGH_L, phase), (idx::THIGH_R, (phase + 0.5).fract())];
     let leg = local_offset(idx::SHIN_L).length() + local_offset(idx::FOOT_L).length();
     let rest_hips = JOINTS[idx::HIPS].position;
-    // The hips ride as high as the planted feet allow (legs at 97% extension), never below the
-    // base: high over mid-stance, low at double support, highest in a run's flight.
+    // The hips ride as high as both feet's targets allow (legs at 97% extension), so every
+    // target stays reachable and the height changes continuously: high over mid-stance, low at
+    // double support. Never below the base.
     let mut height = rest_hips.y - 0.02;
     for &(thigh, ph) in &feet {
-        let (off, planted) = foot_offset(g, ph);
-        if planted {
-            let reach = ((leg * 0.97).powi(2) - off.z * off.z).max(0.0).sqrt();
-            height = height.min(ANKLE_HEIGHT + reach + (rest_hips.y - JOINTS[thigh].position.y));
-        }
+        let (off, _) = foot_offset(g, ph);
+        let reach = ((leg * 0.97).powi(2) - off.z * off.z).max(0.0).sqrt();
+        height =
+            height.min(ANKLE_HEIGHT + off.y + reach + (rest_hips.y - JOINTS[thigh].position.y));
     }
     p.hips = Vec3::new(0.0, height.max(g.hips_base), 0.0);
     let sway = (tau * phase).sin();

@@ -1,0 +1,156 @@
+//! Helpers shared by the integration tests: locating the third-party test models, temporary
+//! directories, and a tiny glTF writer for hand-made test files.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+/// `../shared/assets/NAME` if present. When missing: `None` with a printed reason, or a panic
+/// when `THRONG_REQUIRE_TEST_ASSETS=1` (as CI sets), so a missing input can never pass silently.
+pub fn shared_asset(name: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/assets")
+        .join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    if std::env::var("THRONG_REQUIRE_TEST_ASSETS").is_ok_and(|v| v == "1") {
+        panic!(
+            "{} is missing and THRONG_REQUIRE_TEST_ASSETS=1",
+            path.display()
+        );
+    }
+    eprintln!(
+        "skipped: {} is missing (set THRONG_REQUIRE_TEST_ASSETS=1 to fail instead)",
+        path.display()
+    );
+    None
+}
+
+/// The committed mannequin.
+pub fn mannequin_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.glb")
+}
+
+/// A fresh empty directory under the system temp dir, unique per test and process.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("throng-test-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+/// Builds small glTF files by hand: one binary buffer, accessors appended as needed.
+#[derive(Default)]
+pub struct TestGltf {
+    pub bin: Vec<u8>,
+    pub views: Vec<Value>,
+    pub accessors: Vec<Value>,
+}
+
+impl TestGltf {
+    /// Appends float data as an accessor of `ty` (`SCALAR`, `VEC3`, ...), with min/max (which
+    /// POSITION and animation inputs require).
+    pub fn floats(&mut self, data: &[f32], ty: &str) -> usize {
+        let comps = match ty {
+            "SCALAR" => 1,
+            "VEC2" => 2,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            "MAT4" => 16,
+            _ => panic!("type {ty}"),
+        };
+        let offset = self.bin.len();
+        self.bin.extend(data.iter().flat_map(|x| x.to_le_bytes()));
+        self.views
+            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": data.len() * 4}));
+        let mut acc = json!({"bufferView": self.views.len() - 1, "componentType": 5126, "count": data.len() / comps, "type": ty});
+        if !data.is_empty() {
+            let column = |c: usize| data.iter().skip(c).step_by(comps).cloned();
+            let min: Vec<f32> = (0..comps)
+                .map(|c| column(c).fold(f32::INFINITY, f32::min))
+                .collect();
+            let max: Vec<f32> = (0..comps)
+                .map(|c| column(c).fold(f32::NEG_INFINITY, f32::max))
+                .collect();
+            acc["min"] = json!(min);
+            acc["max"] = json!(max);
+        }
+        self.accessors.push(acc);
+        self.accessors.len() - 1
+    }
+
+    /// Appends unsigned bytes as a VEC4 accessor (joint indices).
+    pub fn joints_u8(&mut self, data: &[[u8; 4]]) -> usize {
+        let offset = self.bin.len();
+        self.bin.extend(data.iter().flatten());
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        self.views
+            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": data.len() * 4}));
+        self.accessors.push(json!({"bufferView": self.views.len() - 1, "componentType": 5121, "count": data.len(), "type": "VEC4"}));
+        self.accessors.len() - 1
+    }
+
+    /// The JSON with buffers, views and accessors filled in; the buffer as a data URI.
+    pub fn finish(&self, mut root: Value) -> Value {
+        let uri = format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&self.bin)
+        );
+        root["asset"] = json!({"version": "2.0"});
+        root["buffers"] = json!([{"byteLength": self.bin.len(), "uri": uri}]);
+        root["bufferViews"] = Value::Array(self.views.clone());
+        root["accessors"] = Value::Array(self.accessors.clone());
+        root
+    }
+}
+
+/// A two-joint skinned character (root at origin, child 1 m up the Y axis) with one triangle
+/// bound to the child, plus one animation with one channel on the child. The caller gives the
+/// channel's path, interpolation, key times and flattened output values.
+pub fn one_channel_model(path: &str, interpolation: &str, times: &[f32], values: &[f32]) -> Value {
+    let mut g = TestGltf::default();
+    let pos = g.floats(&[0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 2.0, 0.0], "VEC3");
+    let joints = g.joints_u8(&[[1, 0, 0, 0]; 3]);
+    let weights = g.floats(&[1.0, 0.0, 0.0, 0.0].repeat(3), "VEC4");
+    let ibm = g.floats(
+        &[
+            [
+                1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+            ],
+            [
+                1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 1.0,
+            ],
+        ]
+        .concat(),
+        "MAT4",
+    );
+    let input = g.floats(times, "SCALAR");
+    let ty = if path == "rotation" { "VEC4" } else { "VEC3" };
+    let output = g.floats(values, ty);
+    g.finish(json!({
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [
+            {"name": "body", "mesh": 0, "skin": 0},
+            {"name": "root", "children": [2]},
+            {"name": "child", "translation": [0.0, 1.0, 0.0]}
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": pos, "JOINTS_0": joints, "WEIGHTS_0": weights}}]}],
+        "skins": [{"joints": [1, 2], "inverseBindMatrices": ibm}],
+        "animations": [{"name": "test", "samplers": [{"input": input, "output": output, "interpolation": interpolation}],
+                        "channels": [{"sampler": 0, "target": {"node": 2, "path": path}}]}]
+    }))
+}
+
+/// Writes `json` as `name` in a fresh temp dir and returns its path.
+pub fn write_gltf(tag: &str, name: &str, json: &Value) -> PathBuf {
+    let dir = temp_dir(tag);
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec_pretty(json).expect("json")).expect("write gltf");
+    path
+}
