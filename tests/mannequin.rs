@@ -135,7 +135,7 @@ fn wave_moves_only_the_upper_body() {
 
 /// In-place gaits: while a foot is on the ground it slides back at exactly the clip's speed,
 /// so once the character moves forward at that speed the foot is planted in the world.
-fn check_planted_feet(clip_name: &str, speed: f32) {
+fn check_planted_feet(clip_name: &str, speed: f32, stance: f32) {
     let m = mannequin();
     let c = m.find_clip(clip_name).unwrap();
     let duration = m.clips[c].duration();
@@ -146,8 +146,9 @@ fn check_planted_feet(clip_name: &str, speed: f32) {
         .map(|i| joint_pos(&pose(&m, c, i as f32 * dt), foot))
         .collect();
     let ground = positions.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
-    // On the ground: within 2 mm of the lowest ankle height.
-    let planted: Vec<bool> = positions.iter().map(|p| p.y < ground + 0.002).collect();
+    // On the ground: the ankle within 2 mm of its standing height (keys put it exactly there;
+    // between keys it dips a few millimetres, checked below).
+    let planted: Vec<bool> = positions.iter().map(|p| p.y < 0.092).collect();
     let mut stance_samples = 0;
     let mut worst_drift = 0.0f32;
     for i in 0..positions.len() {
@@ -172,21 +173,49 @@ fn check_planted_feet(clip_name: &str, speed: f32) {
         worst_drift < 0.005,
         "{clip_name}: planted foot drifts {worst_drift} m in the world"
     );
-    // The stance is 60% (walk) or 36% (run) of the cycle.
+    // The foot is down for `stance` of the cycle (less a sample at each end).
     assert!(
-        stance_samples as f32 > samples as f32 * 0.3,
+        stance_samples as f32 >= samples as f32 * stance - 2.0,
         "{clip_name}: only {stance_samples} stance samples"
     );
-    // Feet never go through the floor: the sole sits 9 cm below the ankle.
+    // Feet go at most 5 mm through the floor (the sole sits 9 cm below the ankle): between
+    // keys, linearly interpolated joint rotations shorten the leg's chord slightly.
     assert!(ground > 0.085, "{clip_name}: ankle dips to {ground}");
 }
 
 #[test]
 fn walk_feet_plant_at_walk_speed() {
-    check_planted_feet("walk", WALK_SPEED);
+    check_planted_feet("walk", WALK_SPEED, 0.6);
 }
 
 #[test]
 fn run_feet_plant_at_run_speed() {
-    check_planted_feet("run", RUN_SPEED);
+    check_planted_feet("run", RUN_SPEED, 0.3);
+}
+
+#[test]
+fn surface_faces_outwards() {
+    let m = mannequin();
+    let mesh = &m.meshes[0].mesh;
+    // Counter-clockwise winding seen from outside (glTF's front faces) gives a positive signed
+    // volume: the sum of the tetrahedra from the origin to each triangle.
+    let volume: f32 = mesh
+        .indices
+        .chunks_exact(3)
+        .map(|t| {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|i| mesh.positions[i as usize]);
+            a.dot(b.cross(c)) / 6.0
+        })
+        .sum();
+    // A 1.8 m human is about 0.07 m^3; overlapping closed parts add up to a bit more.
+    assert!(volume > 0.03 && volume < 0.2, "signed volume {volume} m^3");
+    // The top of the head points up.
+    let top = (0..mesh.vertex_count())
+        .max_by(|a, b| mesh.positions[*a].y.total_cmp(&mesh.positions[*b].y))
+        .unwrap();
+    assert!(
+        mesh.normals[top].y > 0.9,
+        "normal at the top of the head: {}",
+        mesh.normals[top]
+    );
 }

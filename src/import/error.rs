@@ -29,9 +29,12 @@ pub enum ImportError {
     Anim {
         file: String,
         context: String,
-        source: AnimError,
+        source: Box<AnimError>,
     },
     /// Mesh data failed validation.
     #[error("{file}: {source}")]
-    Mesh { file: String, source: MeshError },
+    Mesh {
+        file: String,
+        source: Box<MeshError>,
+    },
 }

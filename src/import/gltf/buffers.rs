@@ -91,11 +91,23 @@ impl Source<'_> {
     /// Decodes an image (PNG or JPEG) to RGBA8.
     pub(super) fn image(&self, image: &gltf::Image) -> Result<Texture, String> {
         let what = format!("image {}", image.index());
-        let bytes = match image.source() {
-            gltf::image::Source::View { view, .. } => {
+        // Read the JSON directly: `gltf::Image::source` panics on an image with a buffer view but
+        // no MIME type, or with neither a URI nor a buffer view. The format is sniffed anyway.
+        let json = self
+            .doc
+            .as_json()
+            .images
+            .get(image.index())
+            .ok_or_else(|| format!("{what}: does not exist"))?;
+        let bytes = match (&json.buffer_view, &json.uri) {
+            (Some(view), _) => {
+                let view = self.doc.views().nth(view.value()).ok_or_else(|| {
+                    format!("{what}: buffer view {} does not exist", view.value())
+                })?;
                 self.view_range(&view, 0, view.length(), &what)?.to_vec()
             }
-            gltf::image::Source::Uri { uri, .. } => read_uri(uri, self.base_dir, &what)?,
+            (None, Some(uri)) => read_uri(uri, self.base_dir, &what)?,
+            (None, None) => return Err(format!("{what}: has neither a URI nor a buffer view")),
         };
         let decoded =
             image::load_from_memory(&bytes).map_err(|e| format!("{what}: cannot decode: {e}"))?;

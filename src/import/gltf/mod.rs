@@ -27,6 +27,27 @@ pub(super) struct Source<'a> {
     buffers: Vec<Vec<u8>>,
 }
 
+fn check_position_accessors(root: &gltf::json::Root) -> Result<(), String> {
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            for (semantic, index) in &prim.attributes {
+                if index.value() >= root.accessors.len() {
+                    let name = match semantic {
+                        gltf::json::validation::Checked::Valid(s) => s.to_string(),
+                        gltf::json::validation::Checked::Invalid => "(unknown)".to_string(),
+                    };
+                    return Err(format!(
+                        "mesh {m}, primitive {p}: attribute {name} uses accessor {}, but there are {} accessors",
+                        index.value(),
+                        root.accessors.len()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Imports a model from bytes. `file` names it in messages; `base_dir` resolves external files.
 pub(super) fn import(
     bytes: &[u8],
@@ -38,13 +59,20 @@ pub(super) fn import(
         file: file.to_string(),
         what,
     };
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|source| ImportError::Parse {
+    let parse_error = |source| ImportError::Parse {
         file: file.to_string(),
         source,
-    })?;
-    let doc = &gltf.document;
+    };
+    let unchecked = gltf::Gltf::from_slice_without_validation(bytes).map_err(parse_error)?;
+    // The crate's schema validation itself indexes `accessors` with each POSITION attribute
+    // unchecked; reject out-of-range ones first so that validation cannot panic.
+    check_position_accessors(unchecked.document.as_json()).map_err(invalid)?;
+    let blob = unchecked.blob;
+    let document =
+        gltf::Document::from_json(unchecked.document.into_json()).map_err(parse_error)?;
+    let doc = &document;
     animations::check_channels(doc).map_err(invalid)?;
-    let buffers = buffers::load_buffers(doc, gltf.blob, base_dir).map_err(invalid)?;
+    let buffers = buffers::load_buffers(doc, blob, base_dir).map_err(invalid)?;
     let src = Source {
         doc,
         base_dir,
@@ -79,7 +107,7 @@ pub(super) fn import(
         .map_err(|source| ImportError::Anim {
             file: file.to_string(),
             context: "skeleton".into(),
-            source,
+            source: Box::new(source),
         })?;
 
     let primitives = meshes::read_meshes(&src, &h, &joints, &mut warnings).map_err(invalid)?;
@@ -113,7 +141,7 @@ pub(super) fn import(
                 .validate(skeleton.len())
                 .map_err(|source| ImportError::Mesh {
                     file: file.to_string(),
-                    source,
+                    source: Box::new(source),
                 })?;
             Ok(ModelMesh {
                 source: p.source,
@@ -133,7 +161,7 @@ pub(super) fn import(
             raw.validate(&skeleton).map_err(|source| ImportError::Anim {
                 file: file.to_string(),
                 context: format!("clip '{name}'"),
-                source,
+                source: Box::new(source),
             })
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -61,7 +61,9 @@ impl Body {
             let next = rings[(r + 1).min(n - 1)].center;
             let dir = (next - prev).normalize();
             let u = (side - dir * side.dot(dir)).normalize();
-            let v = dir.cross(u);
+            // u, v and dir form a right-handed frame, so the walls wind counter-clockwise seen
+            // from outside (glTF front faces) and smooth normals point outwards.
+            let v = u.cross(dir);
             for s in 0..segments {
                 let a = s as f32 / segments as f32 * std::f32::consts::TAU;
                 let offset = u * (a.cos() * ring.radii.x) + v * (a.sin() * ring.radii.y);
@@ -169,9 +171,14 @@ pub(super) fn build() -> Body {
             let hip = 0.155 - 0.04 * smoothstep(0.98, 1.12, y);
             let chest = 0.03 * smoothstep(1.12, 1.30, y) * (1.0 - smoothstep(1.36, 1.47, y));
             let shoulder_taper = 1.0 - 0.45 * smoothstep(1.40, 1.47, y);
+            // Deeper at the chest than at the waist.
+            let depth = 0.095 - 0.012 * smoothstep(0.95, 1.08, y)
+                + 0.035 * smoothstep(1.1, 1.3, y) * (1.0 - smoothstep(1.38, 1.47, y));
+            // Round off the bottom so the pelvis is not a flat disc.
+            let bottom = 0.6 + 0.4 * smoothstep(0.86, 0.92, y);
             Vec2::new(
-                (hip + chest) * shoulder_taper,
-                0.1 * shoulder_taper + 0.01 * (1.0 - s),
+                (hip + chest) * shoulder_taper * bottom,
+                depth * shoulder_taper * bottom,
             )
         },
         |s| {
@@ -222,12 +229,12 @@ pub(super) fn build() -> Body {
         ),
     ] {
         let start = pos(shoulder) + Vec3::new(side * 0.05, 0.0, 0.0);
-        let top = pos(upper) + Vec3::new(side * 0.01, 0.03, 0.0);
+        let top = pos(upper) + Vec3::new(side * 0.01, -0.01, 0.0);
         let clavicle = rings_along(
             start,
             top,
             4,
-            |s| Vec2::new(0.05, 0.055) * (0.8 + 0.2 * s),
+            |s| Vec2::new(0.05, 0.045) * (0.8 + 0.2 * s),
             |s| {
                 merge(vec![
                     (idx::CHEST, 0.6 * (1.0 - s)),
@@ -256,7 +263,7 @@ pub(super) fn build() -> Body {
             } else {
                 let t = (d - upper_len - fore_len) / 0.17;
                 // The hand: flat (narrow front to back), rounded at the fingertips.
-                let r = 0.045 * (1.0 - 0.6 * smoothstep(0.6, 1.0, t));
+                let r = 0.045 * (1.0 - 0.35 * smoothstep(0.7, 1.0, t));
                 push_hand_ring(&mut arm, wrist.lerp(tip, t), r, hand);
                 continue;
             };
@@ -285,7 +292,8 @@ pub(super) fn build() -> Body {
         (idx::THIGH_R, idx::SHIN_R, idx::FOOT_R, -1.0),
     ] {
         let top = pos(thigh) + Vec3::new(side * 0.005, -0.02, 0.0);
-        let ankle = pos(foot) + Vec3::Y * 0.01;
+        // The leg ends inside the foot, so no slot opens at the ankle.
+        let ankle = pos(foot) - Vec3::Y * 0.03;
         let knee_y = pos(shin).y;
         let leg = rings_along(
             top,
@@ -293,7 +301,7 @@ pub(super) fn build() -> Body {
             24,
             |s| {
                 let y = top.y + (ankle.y - top.y) * s;
-                let thigh_r = 0.075 - 0.025 * smoothstep(0.7, 0.52, y);
+                let thigh_r = 0.066 - 0.018 * smoothstep(0.7, 0.52, y);
                 let calf = 0.008 * smoothstep(0.22, 0.36, y) * (1.0 - smoothstep(0.38, 0.5, y));
                 let r = if y > knee_y {
                     thigh_r

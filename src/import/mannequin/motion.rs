@@ -127,9 +127,15 @@ struct Gait {
     step_height: f32,
     lean: f32,
     arm_swing: f32,
+    /// Backward bias of the arm swing, radians (runners keep their hands near the body).
+    arm_back: f32,
     elbow: f32,
-    /// Lowest hips height allowed, metres.
-    hips_base: f32,
+    /// Mean hips height, metres.
+    hips_mid: f32,
+    /// Half the hips' rise and fall, metres.
+    hips_bob: f32,
+    /// Cycle phase of the lowest hips (walk: double support; run: mid-stance).
+    hips_low_phase: f32,
 }
 
 /// Foot position (model space, relative to its rest ankle) at cycle phase `phase` in [0, 1).
@@ -153,17 +159,16 @@ fn gait_pose(g: &Gait, phase: f32) -> Pose {
     let feet = [(idx::THIGH_L, phase), (idx::THIGH_R, (phase + 0.5).fract())];
     let leg = local_offset(idx::SHIN_L).length() + local_offset(idx::FOOT_L).length();
     let rest_hips = JOINTS[idx::HIPS].position;
-    // The hips ride as high as both feet's targets allow (legs at 97% extension), so every
-    // target stays reachable and the height changes continuously: high over mid-stance, low at
-    // double support. Never below the base.
-    let mut height = rest_hips.y - 0.02;
+    // The hips bob on a smooth curve, twice per cycle, capped by what both feet's targets
+    // allow (legs at 97% extension) so every target stays reachable.
+    let mut height = g.hips_mid - g.hips_bob * (2.0 * tau * (phase - g.hips_low_phase)).cos();
     for &(thigh, ph) in &feet {
         let (off, _) = foot_offset(g, ph);
         let reach = ((leg * 0.97).powi(2) - off.z * off.z).max(0.0).sqrt();
         height =
             height.min(ANKLE_HEIGHT + off.y + reach + (rest_hips.y - JOINTS[thigh].position.y));
     }
-    p.hips = Vec3::new(0.0, height.max(g.hips_base), 0.0);
+    p.hips = Vec3::new(0.0, height, 0.0);
     let sway = (tau * phase).sin();
     p.rot[idx::HIPS] = rot(0.0, 0.08 * sway, 0.03 * (tau * phase).cos());
     p.rot[idx::SPINE] = rot(g.lean * 0.5, -0.05 * sway, 0.0);
@@ -191,7 +196,7 @@ fn gait_pose(g: &Gait, phase: f32) -> Pose {
         (idx::UPPER_ARM_R, idx::FOREARM_R, -1.0, phase),
     ] {
         let swing = g.arm_swing * (tau * ph).cos();
-        p.rot[upper] = rot(-swing, 0.0, side * 0.06);
+        p.rot[upper] = rot(g.arm_back - swing, 0.0, side * 0.06);
         p.rot[fore] = rot(
             -g.elbow - 0.3 * g.elbow * (tau * ph).cos().max(0.0),
             0.0,
@@ -213,19 +218,25 @@ const WALK: Gait = Gait {
     step_height: 0.1,
     lean: 0.05,
     arm_swing: 0.3,
+    arm_back: 0.0,
     elbow: 0.25,
-    hips_base: 0.80,
+    hips_mid: 0.868,
+    hips_bob: 0.025,
+    hips_low_phase: 0.05,
 };
 
 const RUN: Gait = Gait {
     speed: RUN_SPEED,
     period: 2.0 / 3.0,
-    stance: 0.36,
+    stance: 0.3,
     step_height: 0.24,
     lean: 0.18,
     arm_swing: 0.55,
+    arm_back: 0.25,
     elbow: 1.3,
-    hips_base: 0.80,
+    hips_mid: 0.85,
+    hips_bob: 0.025,
+    hips_low_phase: 0.15,
 };
 
 const LEGS_AND_BODY: [usize; 19] = [
@@ -240,7 +251,7 @@ fn idle_pose(phase: f32) -> Pose {
     let shift = (tau * phase).sin();
     let breath = (2.0 * tau * phase).sin();
     p.hips =
-        JOINTS[idx::HIPS].position + Vec3::new(0.03 * shift, -0.015 - 0.008 * shift.abs(), 0.0);
+        JOINTS[idx::HIPS].position + Vec3::new(0.03 * shift, -0.005 - 0.006 * shift.abs(), 0.0);
     p.rot[idx::HIPS] = rot(0.0, 0.04 * shift, -0.04 * shift);
     p.rot[idx::SPINE] = rot(0.01 * breath, 0.0, 0.03 * shift);
     p.rot[idx::CHEST] = rot(0.025 * breath, -0.03 * shift, 0.02 * shift);
@@ -269,8 +280,8 @@ fn wave_pose(phase: f32) -> Pose {
     p.rot[idx::NECK] = rot(0.0, -0.1, 0.0);
     p.rot[idx::HEAD] = rot(0.05, -0.15, 0.04);
     p.rot[idx::SHOULDER_R] = rot(0.0, 0.0, -0.15);
-    p.rot[idx::UPPER_ARM_R] = rot(0.25, 0.0, -2.2);
-    p.rot[idx::FOREARM_R] = rot(0.0, 0.0, -0.55 + 0.35 * wave);
+    p.rot[idx::UPPER_ARM_R] = rot(0.25, 0.0, -1.5);
+    p.rot[idx::FOREARM_R] = rot(0.0, 0.0, -1.6 + 0.35 * wave);
     p.rot[idx::HAND_R] = rot(0.0, 0.0, 0.15 * wave);
     p.rot[idx::UPPER_ARM_L] = rot(0.0, 0.0, 0.06);
     p.rot[idx::FOREARM_L] = rot(-0.15, 0.0, 0.0);

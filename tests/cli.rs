@@ -1,0 +1,146 @@
+//! The `throng` binary end to end: commands, JSON shapes, exit codes and error messages.
+
+mod common;
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn throng(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+        .expect("run throng");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn mannequin() -> String {
+    common::mannequin_path().display().to_string()
+}
+
+#[test]
+fn no_arguments_describes_the_mannequin() {
+    let (code, out, _) = throng(&[]);
+    assert_eq!(code, 0);
+    for part in [
+        "mannequin",
+        "joints (19)",
+        "walk",
+        "throng inspect",
+        "throng pose",
+        "m/s",
+    ] {
+        assert!(out.contains(part), "missing {part:?} in:\n{out}");
+    }
+}
+
+#[test]
+fn inspect_text_and_json() {
+    let (code, out, _) = throng(&["inspect", &mannequin()]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("clips (4):") && out.contains("skinned"),
+        "{out}"
+    );
+    let (code, out, _) = throng(&["inspect", &mannequin(), "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["joints"].as_array().unwrap().len(), 19);
+    assert_eq!(v["clips"][1]["name"], "walk");
+    assert_eq!(v["clips"][1]["interpolations"][0], "LINEAR");
+    assert_eq!(v["meshes"][0]["binding"], "skinned");
+}
+
+#[test]
+fn pose_json_follows_the_documented_schema() {
+    let (code, out, err) = throng(&[
+        "pose",
+        &mannequin(),
+        "--clip",
+        "walk",
+        "--time",
+        "0.25",
+        "--time",
+        "9",
+        "--positions",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let joints = v["joints"].as_array().unwrap();
+    assert_eq!(joints[0]["name"], "hips");
+    assert_eq!(joints[0]["node"], 1);
+    assert!(joints[0]["parent"].is_null());
+    assert_eq!(joints[1]["parent"], 0);
+    assert_eq!(v["clips"].as_array().unwrap().len(), 4);
+    let samples = v["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 2);
+    assert_eq!(samples[0]["clip"], "walk");
+    assert_eq!(samples[0]["time"], 0.25);
+    assert_eq!(samples[0]["world"].as_array().unwrap().len(), 19);
+    assert_eq!(samples[0]["world"][0].as_array().unwrap().len(), 16);
+    assert_eq!(samples[0]["skin"].as_array().unwrap().len(), 19);
+    let prim = &samples[0]["primitives"][0];
+    assert_eq!(
+        (
+            prim["node"].as_u64(),
+            prim["mesh"].as_u64(),
+            prim["primitive"].as_u64()
+        ),
+        (Some(0), Some(0), Some(0))
+    );
+    assert!(prim["positions"].as_array().unwrap().len() >= 2000);
+    // t = 9 s is clamped to the end (1 s), which equals the start pose of the loop.
+    let end = &samples[1]["world"];
+    let (_, out0, _) = throng(&["pose", &mannequin(), "--clip", "1", "--time", "1"]);
+    let v0: Value = serde_json::from_str(&out0).unwrap();
+    assert_eq!(end, &v0["samples"][0]["world"]);
+}
+
+#[test]
+fn pose_defaults_to_start_and_middle_of_every_clip() {
+    let (code, out, _) = throng(&["pose", &mannequin()]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let samples = v["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 8);
+    assert_eq!(samples[2]["clip"], "walk");
+    assert_eq!(samples[3]["time"], 0.5);
+    assert!(samples[0].get("primitives").is_none());
+}
+
+#[test]
+fn errors_name_the_problem_and_exit_non_zero() {
+    let (code, _, err) = throng(&["pose", &mannequin(), "--clip", "jog"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no clip 'jog'") && err.contains("clips are: idle, walk, run, wave"),
+        "{err}"
+    );
+    let (code, _, err) = throng(&["inspect", "/nonexistent/model.glb"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("model.glb") && err.contains("cannot read"),
+        "{err}"
+    );
+    let (code, _, err) = throng(&["pose", &mannequin(), "--time", "soon"]);
+    assert_eq!(code, 2, "clap reports usage errors with status 2");
+    assert!(err.contains("--time"), "{err}");
+}
+
+#[test]
+fn gen_mannequin_writes_the_committed_bytes() {
+    let dir = common::temp_dir("gen");
+    let out = dir.join("sub/m.glb");
+    let (code, stdout, err) = throng(&["gen-mannequin", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("wrote"));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(common::mannequin_path()).unwrap()
+    );
+    assert!(!out.with_extension("glb.tmp").exists());
+}
