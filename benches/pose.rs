@@ -11,7 +11,7 @@ use std::path::Path;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::Mat4;
 use throng::anim::{
-    ClipCursor, Playback, Transform, local_to_model, sample_with_cursor, skinning_matrices,
+    ClipCursor, Playback, Transform, local_to_model, sample, sample_with_cursor, skinning_matrices,
 };
 use throng::import::{ImportOptions, Model, load, load_bytes};
 
@@ -38,6 +38,22 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, clip_name: &str) {
             black_box(&skin);
         })
     });
+    // The same poses by random access (a binary search per channel), to show what the cursor
+    // saves; only the sampling differs.
+    let mut time = 0.0f32;
+    group.bench_function(
+        format!("{label} ({n} joints, clip {clip_name}, binary search)"),
+        |b| {
+            b.iter(|| {
+                time += 1.0 / 60.0;
+                let t = clip.local_time(time, Playback::Loop);
+                sample(clip, skeleton, black_box(t), &mut local);
+                local_to_model(skeleton, &local, &mut world);
+                skinning_matrices(skeleton, &world, &mut skin);
+                black_box(&skin);
+            })
+        },
+    );
     group.finish();
 }
 

@@ -276,7 +276,12 @@ fn no_panic(name: &str, what: &str, bytes: &[u8]) -> bool {
 }
 
 fn fuzz_model(name: &str, bytes: &[u8]) {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ bytes.len() as u64);
+    // THRONG_FUZZ_SEED picks other corruptions for a longer local search.
+    let seed = std::env::var("THRONG_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x9E37_79B9_7F4A_7C15u64);
+    let mut rng = Rng(seed ^ bytes.len() as u64 | 1);
     // Truncations: every offset in the headers, then 150 spread over the file.
     let mut cuts: Vec<usize> = (0..64.min(bytes.len())).collect();
     cuts.extend((0..150).map(|i| i * bytes.len() / 150));

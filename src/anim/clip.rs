@@ -128,9 +128,9 @@ pub struct Clip {
 impl RawClip {
     /// Validates every channel against `skeleton`: joint in range, at least one key, finite
     /// strictly increasing times, the right number of finite values, non-zero quaternions.
-    /// Rotation keys of STEP and LINEAR channels are normalised (exporters write slightly
-    /// non-unit quaternions); CUBICSPLINE values and tangents are kept as written, since the
-    /// specification normalises only the interpolated result.
+    /// Rotation key values are normalised (exporters write slightly non-unit quaternions);
+    /// CUBICSPLINE tangents are kept as written, and the interpolated result is normalised as
+    /// the specification says.
     ///
     /// # Errors
     /// [`AnimError::ChannelJoint`] or [`AnimError::BadChannel`] naming the channel and the key.
@@ -189,9 +189,12 @@ impl RawClip {
             }
             if raw.property == Property::Rotation && per_key == 3 {
                 for key in 0..raw.times.len() {
-                    if values[key * 3 + 1].length() < 1e-6 {
+                    let v = &mut values[key * 3 + 1];
+                    let len = v.length();
+                    if len < 1e-6 {
                         return Err(bad(format!("rotation key {key} is a zero quaternion")));
                     }
+                    *v /= len;
                 }
             }
             // The last key bounds the clip; times are validated as increasing, so it is the max.

@@ -122,10 +122,16 @@ fn eval(channel: &Channel, t: f32, hint: &mut u32) -> Vec4 {
                 let m0 = values[3 * k + 2] * dt;
                 let p1 = values[3 * k + 4];
                 let m1 = values[3 * k + 3] * dt;
-                p0 * (2.0 * u3 - 3.0 * u2 + 1.0)
+                let p = p0 * (2.0 * u3 - 3.0 * u2 + 1.0)
                     + m0 * (u3 - 2.0 * u2 + u)
                     + p1 * (-2.0 * u3 + 3.0 * u2)
-                    + m1 * (u3 - u2)
+                    + m1 * (u3 - u2);
+                // The Hermite curve leaves the unit sphere; the specification normalises.
+                if channel.property() == Property::Rotation {
+                    p.normalize()
+                } else {
+                    p
+                }
             }
         },
     }
@@ -137,8 +143,9 @@ fn apply(channel: &Channel, value: Vec4, out: &mut [Transform]) {
     match channel.property() {
         Property::Translation => target.translation = value.truncate(),
         Property::Scale => target.scale = value.truncate(),
-        // CUBICSPLINE results are not unit length; the specification normalises them.
-        Property::Rotation => target.rotation = Quat::from_vec4(value).normalize(),
+        // Unit length already: key values are normalised at validation, and slerp and the
+        // CUBICSPLINE branch of `eval` normalise what they compute.
+        Property::Rotation => target.rotation = Quat::from_vec4(value),
     }
 }
 

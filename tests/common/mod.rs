@@ -82,6 +82,43 @@ impl TestGltf {
         self.accessors.len() - 1
     }
 
+    /// Appends raw little-endian `bytes` as an accessor of `count` elements of `ty` with the
+    /// given component type (5120 BYTE ... 5126 FLOAT) and normalisation.
+    pub fn raw(
+        &mut self,
+        bytes: &[u8],
+        component: u32,
+        count: usize,
+        ty: &str,
+        normalized: bool,
+    ) -> usize {
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        self.views
+            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
+        let mut acc = json!({"bufferView": self.views.len() - 1, "componentType": component, "count": count, "type": ty});
+        if normalized {
+            acc["normalized"] = json!(true);
+        }
+        self.accessors.push(acc);
+        self.accessors.len() - 1
+    }
+
+    /// Appends raw bytes as a buffer view only (for sparse indices and values).
+    pub fn view(&mut self, bytes: &[u8]) -> usize {
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        self.views
+            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
+        self.views.len() - 1
+    }
+
     /// Appends unsigned bytes as a VEC4 accessor (joint indices).
     pub fn joints_u8(&mut self, data: &[[u8; 4]]) -> usize {
         let offset = self.bin.len();

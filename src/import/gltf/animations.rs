@@ -62,6 +62,7 @@ pub(super) fn read_animations(
 ) -> Result<Vec<(RawClip, bool)>, String> {
     let mut clips = Vec::new();
     let mut used_names = std::collections::HashSet::new();
+    let mut morph_animations = Vec::new();
     for anim in src.doc.animations() {
         let label = match anim.name() {
             Some(n) => format!("animation {} ({n})", anim.index()),
@@ -151,7 +152,7 @@ pub(super) fn read_animations(
             });
         }
         if morph {
-            warnings.push(format!("{label}: morph target weight channels are ignored"));
+            morph_animations.push(name.clone());
         }
         if skipped > 0 {
             warnings.push(format!(
@@ -159,6 +160,13 @@ pub(super) fn read_animations(
             ));
         }
         clips.push((RawClip { name, channels }, named));
+    }
+    if !morph_animations.is_empty() {
+        warnings.push(format!(
+            "morph target weight channels are ignored in {} animation(s): {}",
+            morph_animations.len(),
+            morph_animations.join(", ")
+        ));
     }
     Ok(clips)
 }

@@ -68,8 +68,13 @@ pub(super) fn import(
     // unchecked; reject out-of-range ones first so that validation cannot panic.
     check_position_accessors(unchecked.document.as_json()).map_err(invalid)?;
     let blob = unchecked.blob;
-    let document =
-        gltf::Document::from_json(unchecked.document.into_json()).map_err(parse_error)?;
+    let mut json = unchecked.document.into_json();
+    // KHR_mesh_quantization only widens the component types attributes may use; the accessor
+    // decoder here reads every type, so the extension is supported although the `gltf` crate's
+    // validation does not know it.
+    json.extensions_required
+        .retain(|e| e != "KHR_mesh_quantization");
+    let document = gltf::Document::from_json(json).map_err(parse_error)?;
     let doc = &document;
     animations::check_channels(doc).map_err(invalid)?;
     let buffers = buffers::load_buffers(doc, blob, base_dir).map_err(invalid)?;

@@ -280,8 +280,8 @@ fn wave_pose(phase: f32) -> Pose {
     p.rot[idx::NECK] = rot(0.0, -0.1, 0.0);
     p.rot[idx::HEAD] = rot(0.05, -0.15, 0.04);
     p.rot[idx::SHOULDER_R] = rot(0.0, 0.0, -0.15);
-    p.rot[idx::UPPER_ARM_R] = rot(0.25, 0.0, -1.5);
-    p.rot[idx::FOREARM_R] = rot(0.0, 0.0, -1.6 + 0.35 * wave);
+    p.rot[idx::UPPER_ARM_R] = rot(0.25, 0.0, -1.25);
+    p.rot[idx::FOREARM_R] = rot(0.0, 0.0, -1.65 + 0.35 * wave);
     p.rot[idx::HAND_R] = rot(0.0, 0.0, 0.15 * wave);
     p.rot[idx::UPPER_ARM_L] = rot(0.0, 0.0, 0.06);
     p.rot[idx::FOREARM_L] = rot(-0.15, 0.0, 0.0);
