@@ -6,9 +6,11 @@
 //! - [`sample`]: sampling a clip into a local pose (binary search or a per-instance cursor).
 //! - [`pose`]: forward kinematics and skinning matrices.
 //! - [`skinning`]: CPU linear blend skinning of positions and normals.
+//! - [`ik`]: inverse kinematics after FK: two-bone with pole, CCD, FABRIK, aim.
 
 pub mod clip;
 pub mod error;
+pub mod ik;
 pub mod pose;
 pub mod sample;
 pub mod skeleton;
