@@ -12,6 +12,26 @@
 //!   take borrowed slices and allocate nothing.
 //! - Each module has its own error enum; messages name the file and what is wrong.
 //!
+//! ## Example: the pose of a character at a time of a clip
+//!
+//! ```
+//! use glam::Mat4;
+//! use throng::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
+//! use throng::import::{ImportOptions, load_bytes, mannequin};
+//!
+//! // The built-in mannequin; `throng::import::load(path, ..)` reads a .glb or .gltf file.
+//! let model = load_bytes(&mannequin::generate_glb(), "mannequin.glb", &ImportOptions::default())?;
+//! let walk = &model.clips[model.find_clip("walk").expect("the mannequin walks")];
+//! let n = model.skeleton.len();
+//! let (mut local, mut world, mut skin) = (vec![Transform::IDENTITY; n], vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n]);
+//! sample(walk, &model.skeleton, walk.local_time(1.25, Playback::Loop), &mut local);
+//! local_to_model(&model.skeleton, &local, &mut world);
+//! skinning_matrices(&model.skeleton, &world, &mut skin);
+//! let head = model.skeleton.find("head").unwrap();
+//! assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
+//! # Ok::<(), throng::import::ImportError>(())
+//! ```
+//!
 //! ## Modules
 //! - [`anim`]: pure-CPU animation core (transforms, skeleton, clips, sampling, FK, skinning).
 //! - [`mesh`]: skinned meshes, materials, bounds.
