@@ -36,9 +36,11 @@
 //! - [`anim`]: pure-CPU animation core (transforms, skeleton, clips, sampling, FK, skinning).
 //! - [`mesh`]: skinned meshes, materials, bounds.
 //! - [`import`]: glTF import and the procedural mannequin.
+//! - [`character`]: character files (TOML): blend trees, state machine, IK, events, root motion.
 //! - [`cli`]: the `throng` command line (glue only).
 
 pub mod anim;
+pub mod character;
 pub mod cli;
 pub mod import;
 pub mod mesh;

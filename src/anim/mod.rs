@@ -6,15 +6,25 @@
 //! - [`sample`]: sampling a clip into a local pose (binary search or a per-instance cursor).
 //! - [`pose`]: forward kinematics and skinning matrices.
 //! - [`skinning`]: CPU linear blend skinning of positions and normals.
+//! - [`blend`]: mixing, masked layers and additive poses on local transforms.
+//! - [`graph`]: blend trees (clip, Blend1D with phase sync, layer, additive), allocation-free.
+//! - [`state_machine`]: parameters, states, transitions, crossfades and interruptions.
+//! - [`root_motion`]: the root's horizontal travel and yaw extracted into a motion track.
+//! - [`events`]: timed clip markers and the crossings of a playback step.
 //! - [`ik`]: inverse kinematics after FK: two-bone with pole, CCD, FABRIK, aim.
 
+pub mod blend;
 pub mod clip;
 pub mod error;
+pub mod events;
+pub mod graph;
 pub mod ik;
 pub mod pose;
+pub mod root_motion;
 pub mod sample;
 pub mod skeleton;
 pub mod skinning;
+pub mod state_machine;
 pub mod transform;
 
 pub use clip::{Channel, Clip, Interpolation, Property, RawChannel, RawClip};

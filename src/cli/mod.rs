@@ -2,6 +2,7 @@
 
 mod inspect;
 mod mannequin;
+mod play;
 mod pose;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,9 @@ enum Command {
     Pose(pose::Args),
     /// Write the built-in procedural mannequin as a GLB file.
     GenMannequin(mannequin::Args),
+    /// Run a character's state machine through a scripted sequence of parameter changes and
+    /// print active states, transition weights and events per step as JSON lines.
+    Play(play::Args),
 }
 
 /// `--merge-animations` values.
@@ -78,6 +82,7 @@ pub fn run() -> Result<()> {
         Some(Command::Inspect(args)) => inspect::run(&args),
         Some(Command::Pose(args)) => pose::run(&args),
         Some(Command::GenMannequin(args)) => mannequin::run(&args),
+        Some(Command::Play(args)) => play::run(&args),
         None => mannequin::summary().context("describing the built-in mannequin"),
     }
 }

@@ -1,26 +1,44 @@
-//! `throng pose`: evaluate clips at given times and print world and skinning matrices (and
-//! optionally skinned vertices) as JSON, for checking against other glTF implementations.
+//! `throng pose`: evaluate clips (or a character's state) at given times and print world and
+//! skinning matrices, and optionally skinned vertices, as JSON, for checking against other glTF
+//! implementations.
 
 use std::io::Write as _;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use glam::{Mat4, Vec3};
 use serde::Serialize;
 
-use super::ModelArgs;
+use super::{MergeArg, load_model};
 use crate::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
+use crate::character::Character;
 use crate::import::Model;
 
 /// Arguments of `throng pose`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    #[command(flatten)]
-    model: ModelArgs,
+    /// The glTF model (.glb, or .gltf with its files beside it). Omit with --character.
+    #[arg(required_unless_present = "character", conflicts_with = "character")]
+    model: Option<PathBuf>,
+    /// A character file (TOML): evaluate one of its states (see --state) through blend trees,
+    /// layers and IK instead of a bare clip.
+    #[arg(long, value_name = "FILE")]
+    character: Option<PathBuf>,
+    /// State to evaluate (with --character; default: the initial state).
+    #[arg(long, requires = "character", conflicts_with = "clip")]
+    state: Option<String>,
+    /// Parameter value for the state, NAME=VALUE (bools: true/false); repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE", requires = "character")]
+    params: Vec<String>,
+    /// Merge animations that drive disjoint joints into one clip. Bare flag means 'always'.
+    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1, default_missing_value = "always", value_name = "WHEN", conflicts_with = "character")]
+    merge_animations: MergeArg,
     /// Clip name or index (default: every clip).
     #[arg(long, value_name = "NAME|INDEX")]
     clip: Option<String>,
-    /// Time in seconds, clamped to [0, duration] (never wrapped); repeatable.
-    /// Default: 0 and the midpoint of each clip.
+    /// Time in seconds; repeatable. Clips: clamped to [0, duration], never wrapped. States: the
+    /// state plays from its start for this long with the given parameters.
+    /// Default: 0 and the midpoint of each clip (states: 0 and half a cycle).
     #[arg(long = "time", value_name = "T", allow_negative_numbers = true)]
     times: Vec<f32>,
     /// Also print the skinned world-space vertices of every primitive.
@@ -50,8 +68,10 @@ struct ClipOut {
 
 #[derive(Serialize)]
 struct SampleOut {
-    /// `None` for the rest pose of a model without clips.
+    /// `None` for a state, or the rest pose of a model without clips.
     clip: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<String>,
     time: f32,
     world: Vec<[f32; 16]>,
     skin: Vec<[f32; 16]>,
@@ -67,40 +87,64 @@ struct PrimitiveOut {
     positions: Vec<[f32; 3]>,
 }
 
-/// Evaluates `model` at `time` of clip `clip` (or the rest pose) into world and skin matrices.
-fn evaluate(
-    model: &Model,
-    clip: Option<usize>,
-    time: f32,
-    local: &mut [Transform],
-    world: &mut [Mat4],
-    skin: &mut [Mat4],
-) {
-    let skeleton = &model.skeleton;
-    match clip {
-        Some(c) => {
-            let clip = &model.clips[c];
-            sample(
-                clip,
-                skeleton,
-                clip.local_time(time, Playback::Clamp),
-                local,
-            );
-        }
-        None => local.copy_from_slice(skeleton.rest()),
-    }
-    local_to_model(skeleton, local, world);
-    skinning_matrices(skeleton, world, skin);
+/// Reusable buffers for one model.
+struct Buffers {
+    local: Vec<Transform>,
+    world: Vec<Mat4>,
+    skin: Vec<Mat4>,
+    pos: Vec<Vec3>,
+    nrm: Vec<Vec3>,
 }
 
-pub(super) fn run(args: &Args) -> Result<()> {
-    let model = args.model.load()?;
-    for w in &model.warnings {
-        eprintln!("warning: {w}");
+impl Buffers {
+    fn new(model: &Model) -> Self {
+        let n = model.skeleton.len();
+        Self {
+            local: vec![Transform::IDENTITY; n],
+            world: vec![Mat4::IDENTITY; n],
+            skin: vec![Mat4::IDENTITY; n],
+            pos: Vec::new(),
+            nrm: Vec::new(),
+        }
     }
-    for n in &model.notes {
-        eprintln!("note: {n}");
+
+    /// The sample for the pose now in `world` (skinning matrices computed here).
+    fn sample(
+        &mut self,
+        model: &Model,
+        clip: Option<String>,
+        state: Option<String>,
+        time: f32,
+        positions: bool,
+    ) -> SampleOut {
+        skinning_matrices(&model.skeleton, &self.world, &mut self.skin);
+        let primitives = positions.then(|| {
+            model
+                .meshes
+                .iter()
+                .map(|m| {
+                    m.mesh.skin(&self.skin, &mut self.pos, &mut self.nrm);
+                    PrimitiveOut {
+                        node: m.source.node,
+                        mesh: m.source.mesh,
+                        primitive: m.source.primitive,
+                        positions: self.pos.iter().map(|p| p.to_array()).collect(),
+                    }
+                })
+                .collect()
+        });
+        SampleOut {
+            clip,
+            state,
+            time,
+            world: self.world.iter().map(Mat4::to_cols_array).collect(),
+            skin: self.skin.iter().map(Mat4::to_cols_array).collect(),
+            primitives,
+        }
     }
+}
+
+fn clip_samples(model: &Model, args: &Args, b: &mut Buffers) -> Result<Vec<SampleOut>> {
     let clips: Vec<Option<usize>> = match &args.clip {
         Some(key) => match model.find_clip(key) {
             Some(i) => vec![Some(i)],
@@ -120,15 +164,6 @@ pub(super) fn run(args: &Args) -> Result<()> {
         None if model.clips.is_empty() => vec![None],
         None => (0..model.clips.len()).map(Some).collect(),
     };
-    if let Some(t) = args.times.iter().find(|t| !t.is_finite()) {
-        bail!("--time {t}: not a finite number of seconds");
-    }
-
-    let n = model.skeleton.len();
-    let mut local = vec![Transform::IDENTITY; n];
-    let mut world = vec![Mat4::IDENTITY; n];
-    let mut skin = vec![Mat4::IDENTITY; n];
-    let (mut pos, mut nrm) = (Vec::new(), Vec::new());
     let mut samples = Vec::new();
     for clip in clips {
         let times = if !args.times.is_empty() {
@@ -142,31 +177,154 @@ pub(super) fn run(args: &Args) -> Result<()> {
             }
         };
         for time in times {
-            evaluate(&model, clip, time, &mut local, &mut world, &mut skin);
-            let primitives = args.positions.then(|| {
-                model
-                    .meshes
-                    .iter()
-                    .map(|m| {
-                        m.mesh.skin(&skin, &mut pos, &mut nrm);
-                        PrimitiveOut {
-                            node: m.source.node,
-                            mesh: m.source.mesh,
-                            primitive: m.source.primitive,
-                            positions: pos.iter().map(|p: &Vec3| p.to_array()).collect(),
-                        }
-                    })
-                    .collect()
-            });
-            samples.push(SampleOut {
-                clip: clip.map(|c| model.clips[c].name().to_string()),
+            match clip {
+                Some(c) => {
+                    let clip = &model.clips[c];
+                    sample(
+                        clip,
+                        &model.skeleton,
+                        clip.local_time(time, Playback::Clamp),
+                        &mut b.local,
+                    );
+                }
+                None => b.local.copy_from_slice(model.skeleton.rest()),
+            }
+            local_to_model(&model.skeleton, &b.local, &mut b.world);
+            samples.push(b.sample(
+                model,
+                clip.map(|c| model.clips[c].name().to_string()),
+                None,
                 time,
-                world: world.iter().map(Mat4::to_cols_array).collect(),
-                skin: skin.iter().map(Mat4::to_cols_array).collect(),
-                primitives,
-            });
+                args.positions,
+            ));
         }
     }
+    Ok(samples)
+}
+
+/// Parses `NAME=VALUE` into the character's parameter values.
+pub(super) fn apply_params(
+    character: &Character,
+    params: &mut [f32],
+    assignments: &[String],
+) -> Result<()> {
+    let machine = &character.machine;
+    for a in assignments {
+        let Some((name, value)) = a.split_once('=') else {
+            bail!("--param {a}: expected NAME=VALUE");
+        };
+        let Some(i) = machine.param(name.trim()) else {
+            let names: Vec<&str> = machine.params().iter().map(|p| p.name.as_str()).collect();
+            bail!(
+                "--param {a}: {} has no parameter '{}'; parameters are: {}",
+                character.path.display(),
+                name.trim(),
+                names.join(", ")
+            );
+        };
+        let v = match value.trim() {
+            "true" => 1.0,
+            "false" => 0.0,
+            v => v
+                .parse::<f32>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .with_context(|| format!("--param {a}: '{v}' is not a number or true/false"))?,
+        };
+        params[i] = v;
+    }
+    Ok(())
+}
+
+fn state_samples(character: &Character, args: &Args, b: &mut Buffers) -> Result<Vec<SampleOut>> {
+    let machine = &character.machine;
+    let model = &character.model;
+    let state = match &args.state {
+        Some(name) => machine.state(name).with_context(|| {
+            let names: Vec<&str> = machine.states().iter().map(|s| s.name.as_str()).collect();
+            format!(
+                "{}: no state '{name}'; states are: {}",
+                character.path.display(),
+                names.join(", ")
+            )
+        })?,
+        None => machine.instantiate(&model.skeleton).current(),
+    };
+    let mut params: Vec<f32> = machine.params().iter().map(|p| p.default).collect();
+    apply_params(character, &mut params, &args.params)?;
+    let tree = &machine.states()[state].tree;
+    let times = if args.times.is_empty() {
+        // Half a cycle: one second of play tells how long a cycle is at these parameters.
+        let mut probe = tree.new_state();
+        tree.advance(&model.clips, &[], &mut probe, &params, 1.0, |_| {});
+        let cycles_per_second = tree.elapsed_cycles(&probe);
+        vec![
+            0.0,
+            if cycles_per_second > 0.0 {
+                0.5 / cycles_per_second
+            } else {
+                0.0
+            },
+        ]
+    } else {
+        args.times.clone()
+    };
+    let mut scratch = tree.new_scratch();
+    let mut ik_scratch = vec![Vec3::ZERO; character.ik_scratch_len()];
+    let mut samples = Vec::new();
+    for time in times {
+        let mut st = tree.new_state();
+        tree.advance(&model.clips, &[], &mut st, &params, time.max(0.0), |_| {});
+        tree.evaluate(
+            &model.clips,
+            &model.skeleton,
+            &mut st,
+            &params,
+            &mut scratch,
+            &mut b.local,
+        );
+        local_to_model(&model.skeleton, &b.local, &mut b.world);
+        character.apply_ik(&params, &mut b.local, &mut b.world, &mut ik_scratch);
+        samples.push(b.sample(
+            model,
+            None,
+            Some(machine.states()[state].name.clone()),
+            time,
+            args.positions,
+        ));
+    }
+    Ok(samples)
+}
+
+pub(super) fn run(args: &Args) -> Result<()> {
+    if let Some(t) = args.times.iter().find(|t| !t.is_finite()) {
+        bail!("--time {t}: not a finite number of seconds");
+    }
+    let character = match &args.character {
+        Some(path) => Some(Character::load(path)?),
+        None => None,
+    };
+    let loaded;
+    let model = match (&character, &args.model) {
+        (Some(c), _) => &c.model,
+        (None, Some(path)) => {
+            loaded = load_model(path, args.merge_animations)?;
+            &loaded
+        }
+        (None, None) => bail!("give a MODEL or --character FILE"),
+    };
+    for w in &model.warnings {
+        eprintln!("warning: {w}");
+    }
+    for n in &model.notes {
+        eprintln!("note: {n}");
+    }
+    let mut buffers = Buffers::new(model);
+    let samples = match &character {
+        Some(c) if args.clip.is_none() => state_samples(c, args, &mut buffers)?,
+        _ => clip_samples(model, args, &mut buffers)?,
+    };
+    let n = model.skeleton.len();
     let out = Output {
         joints: (0..n)
             .map(|j| JointOut {

@@ -1,0 +1,658 @@
+//! Blend trees: clips combined by 1D blends, masked layers and additive clips, evaluated as a
+//! flattened post-order over a stack of pose slots, with no allocation per evaluation.
+//!
+//! A [`BlendTree`] is immutable shared data. Each playing instance owns a [`TreeState`]
+//! (phases) and a [`TreeScratch`] (pose slots). [`BlendTree::advance`] moves time and reports
+//! events; [`BlendTree::evaluate`] writes the local pose.
+//!
+//! Time is kept as a normalised phase per node. The children of a `Blend1D` and the base of a
+//! layer or additive node share their parent's phase, so gaits blended on a speed axis stay in
+//! step (feet contact the ground at the same phase in walk and run); the blend's cycle length is
+//! the weighted mix of its children's. Layered and additive clips keep their own phase.
+
+use thiserror::Error;
+
+use super::blend::{add, difference, layer, mix};
+use super::clip::Clip;
+use super::events::EventTrack;
+use super::sample::sample;
+use super::skeleton::Skeleton;
+use super::transform::Transform;
+
+/// Index of a node in [`BlendTree::nodes`].
+pub type NodeId = usize;
+
+/// A weight in [0, 1]: fixed, or read from a float parameter (clamped).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Weight {
+    /// A constant weight.
+    Const(f32),
+    /// The value of parameter `index`, clamped to [0, 1].
+    Param(usize),
+}
+
+impl Weight {
+    #[inline]
+    fn get(self, params: &[f32]) -> f32 {
+        match self {
+            Self::Const(w) => w,
+            Self::Param(i) => params.get(i).copied().unwrap_or(0.0),
+        }
+        .clamp(0.0, 1.0)
+    }
+}
+
+/// One node of a blend tree.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    /// Plays a clip. `speed` (> 0) scales its rate; `looping` wraps it, else it holds its end.
+    Clip {
+        clip: usize,
+        speed: f32,
+        looping: bool,
+    },
+    /// Blends children placed on a parameter axis at strictly increasing `positions`: the two
+    /// children around the parameter's value are mixed linearly; outside the axis it clamps.
+    Blend1D {
+        param: usize,
+        positions: Vec<f32>,
+        children: Vec<NodeId>,
+    },
+    /// Mixes `over` onto `base` per joint by `mask` (0..=1 per joint) times `weight`.
+    Layer {
+        base: NodeId,
+        over: NodeId,
+        mask: Vec<f32>,
+        weight: Weight,
+    },
+    /// Adds `clip`'s difference from `reference` (a local pose) onto `base`, scaled by `weight`.
+    Additive {
+        base: NodeId,
+        clip: usize,
+        speed: f32,
+        looping: bool,
+        reference: Vec<Transform>,
+        weight: Weight,
+    },
+}
+
+/// Why a blend tree is invalid.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum GraphError {
+    /// A node refers to a node, clip or parameter that does not exist.
+    #[error("node {node}: {what}")]
+    BadReference { node: NodeId, what: String },
+    /// A node is used by two parents, or the tree has a cycle.
+    #[error("node {node} is used more than once (blend trees must be trees, without cycles)")]
+    NotATree { node: NodeId },
+    /// A value is out of range.
+    #[error("node {node}: {what}")]
+    BadValue { node: NodeId, what: String },
+}
+
+/// An immutable, validated blend tree.
+#[derive(Clone, Debug)]
+pub struct BlendTree {
+    nodes: Vec<Node>,
+    root: NodeId,
+    /// Post-order: children before parents.
+    order: Vec<NodeId>,
+    /// Pose slot of each node's output.
+    slot: Vec<usize>,
+    slots: usize,
+    joints: usize,
+    /// Whether each node's phase follows its parent (Blend1D children, layer and additive
+    /// bases) rather than running on its own clock (the root, layered `over` subtrees).
+    synced: Vec<bool>,
+    /// Whether each node loops (a clip's flag; a blend loops when all its children do).
+    looping: Vec<bool>,
+}
+
+/// Per-instance playback state of one tree.
+#[derive(Clone, Debug)]
+pub struct TreeState {
+    /// Normalised phase per node (its own clip phase for additive nodes in `aux`).
+    phase: Vec<f32>,
+    /// Phases before the current advance (for event windows).
+    prev: Vec<f32>,
+    /// Phase of an additive node's own clip.
+    aux: Vec<f32>,
+    /// Scratch: per-node cycle length (s), effective weight and phase step of the last advance.
+    cycle: Vec<f32>,
+    weight: Vec<f32>,
+    step: Vec<f32>,
+    /// Unwrapped normalised time of the root since the state started.
+    elapsed: f32,
+}
+
+/// Per-instance pose slots for evaluation.
+#[derive(Clone, Debug)]
+pub struct TreeScratch {
+    poses: Vec<Transform>,
+}
+
+/// An event crossed during [`BlendTree::advance`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EventHit {
+    /// Clip the marker belongs to.
+    pub clip: usize,
+    /// Index of the marker in that clip's [`EventTrack`].
+    pub event: usize,
+    /// How many times it was crossed in this step (more than 1 only for steps over a loop).
+    pub count: u32,
+    /// Effective weight of the node that played it, in (0, 1].
+    pub weight: f32,
+}
+
+impl BlendTree {
+    /// Validates `nodes` as a tree rooted at `root` for `skeleton`, `clips` and `param_count`
+    /// float parameters.
+    ///
+    /// # Errors
+    /// [`GraphError`] naming the node: dangling references, shared nodes or cycles, Blend1D
+    /// positions not strictly increasing, non-positive speeds, masks or reference poses of the
+    /// wrong length, non-finite values.
+    pub fn new(
+        nodes: Vec<Node>,
+        root: NodeId,
+        skeleton: &Skeleton,
+        clips: &[Clip],
+        param_count: usize,
+    ) -> Result<Self, GraphError> {
+        let n = nodes.len();
+        let bad_ref = |node, what: String| GraphError::BadReference { node, what };
+        let bad = |node, what: String| GraphError::BadValue { node, what };
+        if root >= n {
+            return Err(bad_ref(root, format!("root is not one of the {n} nodes")));
+        }
+        let mut parents = vec![0u32; n];
+        for (i, node) in nodes.iter().enumerate() {
+            let check_clip = |c: usize| {
+                if c < clips.len() {
+                    Ok(())
+                } else {
+                    Err(bad_ref(
+                        i,
+                        format!("clip {c} does not exist ({} clips)", clips.len()),
+                    ))
+                }
+            };
+            let check_speed = |s: f32| {
+                if s.is_finite() && s > 0.0 {
+                    Ok(())
+                } else {
+                    Err(bad(i, format!("speed {s} must be a positive number")))
+                }
+            };
+            let check_weight = |w: Weight| match w {
+                Weight::Const(x) if !(0.0..=1.0).contains(&x) => {
+                    Err(bad(i, format!("weight {x} is outside [0, 1]")))
+                }
+                Weight::Param(p) if p >= param_count => {
+                    Err(bad_ref(i, format!("parameter {p} does not exist")))
+                }
+                _ => Ok(()),
+            };
+            match node {
+                Node::Clip { clip, speed, .. } => {
+                    check_clip(*clip)?;
+                    check_speed(*speed)?;
+                }
+                Node::Blend1D {
+                    param,
+                    positions,
+                    children,
+                } => {
+                    if *param >= param_count {
+                        return Err(bad_ref(i, format!("parameter {param} does not exist")));
+                    }
+                    if children.is_empty() || children.len() != positions.len() {
+                        return Err(bad(
+                            i,
+                            format!(
+                                "{} children need as many positions, found {}",
+                                children.len(),
+                                positions.len()
+                            ),
+                        ));
+                    }
+                    if let Some(k) = (0..positions.len()).find(|&k| {
+                        !positions[k].is_finite() || (k > 0 && positions[k] <= positions[k - 1])
+                    }) {
+                        return Err(bad(
+                            i,
+                            format!(
+                                "position {k} ({}) must be finite and greater than the one before",
+                                positions[k]
+                            ),
+                        ));
+                    }
+                }
+                Node::Layer { mask, weight, .. } => {
+                    if mask.len() != skeleton.len() {
+                        return Err(bad(
+                            i,
+                            format!(
+                                "mask has {} weights, the skeleton has {} joints",
+                                mask.len(),
+                                skeleton.len()
+                            ),
+                        ));
+                    }
+                    if let Some(j) = mask.iter().position(|w| !(0.0..=1.0).contains(w)) {
+                        return Err(bad(
+                            i,
+                            format!("mask weight of joint {j} is outside [0, 1]"),
+                        ));
+                    }
+                    check_weight(*weight)?;
+                }
+                Node::Additive {
+                    clip,
+                    speed,
+                    reference,
+                    weight,
+                    ..
+                } => {
+                    check_clip(*clip)?;
+                    check_speed(*speed)?;
+                    check_weight(*weight)?;
+                    if reference.len() != skeleton.len() || reference.iter().any(|t| !t.is_finite())
+                    {
+                        return Err(bad(
+                            i,
+                            "reference pose must hold one finite transform per joint".into(),
+                        ));
+                    }
+                }
+            }
+            for c in children(node) {
+                if c >= n {
+                    return Err(bad_ref(i, format!("child {c} is not one of the {n} nodes")));
+                }
+                parents[c] += 1;
+                if parents[c] > 1 || c == root {
+                    return Err(GraphError::NotATree { node: c });
+                }
+            }
+        }
+        // Post-order by an explicit stack; a node reached twice means a cycle.
+        let mut order = Vec::with_capacity(n);
+        let mut visited = vec![false; n];
+        let mut stack = vec![(root, false)];
+        while let Some((node, expanded)) = stack.pop() {
+            if expanded {
+                order.push(node);
+                continue;
+            }
+            if visited[node] {
+                return Err(GraphError::NotATree { node });
+            }
+            visited[node] = true;
+            stack.push((node, true));
+            for c in children(&nodes[node]).into_iter().rev() {
+                stack.push((c, false));
+            }
+        }
+        // Slots: simulate the stack. A node's children sit in consecutive slots from its own;
+        // additive nodes also need the slot above their base for the sampled clip.
+        let mut slot = vec![0; n];
+        let mut height = 0usize;
+        let mut slots = 1;
+        for &node in &order {
+            let c = children(&nodes[node]).len();
+            height -= c;
+            slot[node] = height;
+            let extra = usize::from(matches!(nodes[node], Node::Additive { .. }));
+            slots = slots.max(height + 1 + extra);
+            height += 1;
+        }
+        let mut synced = vec![true; n];
+        synced[root] = false;
+        let mut looping = vec![false; n];
+        for &node in &order {
+            looping[node] = match &nodes[node] {
+                Node::Clip { looping, .. } => *looping,
+                Node::Blend1D { children, .. } => children.iter().all(|c| looping[*c]),
+                Node::Layer { base, over, .. } => {
+                    synced[*over] = false;
+                    looping[*base]
+                }
+                Node::Additive { base, .. } => looping[*base],
+            };
+        }
+        Ok(Self {
+            nodes,
+            root,
+            order,
+            slot,
+            slots,
+            joints: skeleton.len(),
+            synced,
+            looping,
+        })
+    }
+
+    /// The nodes, as given.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// The root node.
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    /// A fresh playback state at phase 0.
+    pub fn new_state(&self) -> TreeState {
+        let n = self.nodes.len();
+        TreeState {
+            phase: vec![0.0; n],
+            prev: vec![0.0; n],
+            aux: vec![0.0; n],
+            cycle: vec![0.0; n],
+            weight: vec![0.0; n],
+            step: vec![0.0; n],
+            elapsed: 0.0,
+        }
+    }
+
+    /// Rewinds `state` to phase 0, as when its state is entered again.
+    pub fn reset(&self, state: &mut TreeState) {
+        state.phase.fill(0.0);
+        state.prev.fill(0.0);
+        state.aux.fill(0.0);
+        state.elapsed = 0.0;
+    }
+
+    /// Pose slots for evaluating this tree.
+    pub fn new_scratch(&self) -> TreeScratch {
+        TreeScratch {
+            poses: vec![Transform::IDENTITY; self.slots * self.joints],
+        }
+    }
+
+    /// Number of pose slots evaluation needs (the stack depth).
+    pub fn slot_count(&self) -> usize {
+        self.slots
+    }
+
+    /// The two children a Blend1D mixes at `value` and the weight of the second.
+    #[inline]
+    fn blend1d_pair(positions: &[f32], value: f32) -> (usize, usize, f32) {
+        let last = positions.len() - 1;
+        // NaN parameters clamp to the first child.
+        if value.is_nan() || value <= positions[0] {
+            return (0, 0, 0.0);
+        }
+        if value >= positions[last] {
+            return (last, last, 0.0);
+        }
+        // positions[k] <= value < positions[k + 1]
+        let k = positions.partition_point(|p| *p <= value) - 1;
+        let w = (value - positions[k]) / (positions[k + 1] - positions[k]);
+        (k, k + 1, w)
+    }
+
+    /// Advances the instance by `dt` seconds with parameters `params`, reporting every event
+    /// marker crossed by a node with non-zero effective weight through `on_event`.
+    /// `events[c]` holds clip `c`'s markers (missing entries mean none).
+    pub fn advance(
+        &self,
+        clips: &[Clip],
+        events: &[EventTrack],
+        state: &mut TreeState,
+        params: &[f32],
+        dt: f32,
+        mut on_event: impl FnMut(EventHit),
+    ) {
+        let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
+        self.weights(state, params);
+        state.prev.copy_from_slice(&state.phase);
+        // Cycle lengths bottom-up.
+        for &node in &self.order {
+            state.cycle[node] = match &self.nodes[node] {
+                Node::Clip { clip, speed, .. } => clips[*clip].duration() / speed,
+                Node::Blend1D {
+                    param,
+                    positions,
+                    children,
+                } => {
+                    let (a, b, w) =
+                        Self::blend1d_pair(positions, params.get(*param).copied().unwrap_or(0.0));
+                    state.cycle[children[a]] * (1.0 - w) + state.cycle[children[b]] * w
+                }
+                Node::Layer { base, .. } | Node::Additive { base, .. } => state.cycle[*base],
+            };
+        }
+        // Phases top-down: the root and layered subtrees run on their own clocks; Blend1D
+        // children and bases follow their parent.
+        let step_of = |cycle: f32| if cycle > 0.0 { dt / cycle } else { 0.0 };
+        state.step[self.root] = step_of(state.cycle[self.root]);
+        state.elapsed += state.step[self.root];
+        for &node in self.order.iter().rev() {
+            let step = state.step[node];
+            let old = state.prev[node];
+            if !self.synced[node] {
+                state.phase[node] = if self.looping[node] {
+                    (old + step).fract()
+                } else {
+                    (old + step).min(1.0)
+                };
+            }
+            let phase = state.phase[node];
+            match &self.nodes[node] {
+                Node::Clip { clip, looping, .. } => {
+                    if state.weight[node] > 0.0
+                        && let Some(track) = events.get(*clip)
+                    {
+                        let d = clips[*clip].duration();
+                        let w = state.weight[node];
+                        track.crossed(old * d, step * d, d, *looping, |event, count| {
+                            on_event(EventHit {
+                                clip: *clip,
+                                event,
+                                count,
+                                weight: w,
+                            })
+                        });
+                    }
+                }
+                Node::Blend1D { children, .. } => {
+                    for &c in children {
+                        state.phase[c] = phase;
+                        state.step[c] = step;
+                    }
+                }
+                Node::Layer { base, over, .. } => {
+                    state.phase[*base] = phase;
+                    state.step[*base] = step;
+                    state.step[*over] = step_of(state.cycle[*over]);
+                }
+                Node::Additive {
+                    base,
+                    clip,
+                    speed,
+                    looping,
+                    weight,
+                    ..
+                } => {
+                    state.phase[*base] = phase;
+                    state.step[*base] = step;
+                    let d = clips[*clip].duration();
+                    let aux_step = if d > 0.0 { dt * speed / d } else { 0.0 };
+                    let aux_old = state.aux[node];
+                    state.aux[node] = if *looping {
+                        (aux_old + aux_step).fract()
+                    } else {
+                        (aux_old + aux_step).min(1.0)
+                    };
+                    let w = state.weight[node] * weight.get(params);
+                    if w > 0.0
+                        && let Some(track) = events.get(*clip)
+                    {
+                        track.crossed(aux_old * d, aux_step * d, d, *looping, |event, count| {
+                            on_event(EventHit {
+                                clip: *clip,
+                                event,
+                                count,
+                                weight: w,
+                            })
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Effective weight of every node from the parameters, top-down.
+    fn weights(&self, state: &mut TreeState, params: &[f32]) {
+        state.weight.fill(0.0);
+        state.weight[self.root] = 1.0;
+        for &node in self.order.iter().rev() {
+            let w = state.weight[node];
+            if w <= 0.0 {
+                continue;
+            }
+            match &self.nodes[node] {
+                Node::Clip { .. } => {}
+                Node::Blend1D {
+                    param,
+                    positions,
+                    children,
+                } => {
+                    let (a, b, t) =
+                        Self::blend1d_pair(positions, params.get(*param).copied().unwrap_or(0.0));
+                    state.weight[children[a]] += w * (1.0 - t);
+                    if t > 0.0 {
+                        state.weight[children[b]] += w * t;
+                    }
+                }
+                Node::Layer {
+                    base, over, weight, ..
+                } => {
+                    state.weight[*base] = w;
+                    state.weight[*over] = w * weight.get(params);
+                }
+                Node::Additive { base, .. } => state.weight[*base] = w,
+            }
+        }
+    }
+
+    /// Effective weight of each node as of the last `advance` or `evaluate` (the product of the
+    /// weights on its path from the root; 0 for nodes that were not evaluated).
+    pub fn node_weights<'a>(&self, state: &'a TreeState) -> &'a [f32] {
+        &state.weight
+    }
+
+    /// Normalised phase of each node, in [0, 1].
+    pub fn node_phases<'a>(&self, state: &'a TreeState) -> &'a [f32] {
+        &state.phase
+    }
+
+    /// Normalised time of the root since the state started (1.0 = one cycle; unwrapped).
+    pub fn elapsed_cycles(&self, state: &TreeState) -> f32 {
+        state.elapsed
+    }
+
+    /// Writes the tree's local pose for `params` and the phases in `state` into `out`
+    /// (`skeleton.len()` transforms). Allocates nothing; nodes with zero effective weight are
+    /// not evaluated.
+    pub fn evaluate(
+        &self,
+        clips: &[Clip],
+        skeleton: &Skeleton,
+        state: &mut TreeState,
+        params: &[f32],
+        scratch: &mut TreeScratch,
+        out: &mut [Transform],
+    ) {
+        let j = self.joints;
+        assert!(
+            out.len() == j && scratch.poses.len() >= self.slots * j,
+            "scratch or output sized for another tree"
+        );
+        self.weights(state, params);
+        for &node in &self.order {
+            if state.weight[node] <= 0.0 {
+                continue;
+            }
+            let s = self.slot[node];
+            match &self.nodes[node] {
+                Node::Clip { clip, .. } => {
+                    let clip = &clips[*clip];
+                    sample(
+                        clip,
+                        skeleton,
+                        state.phase[node] * clip.duration(),
+                        &mut scratch.poses[s * j..(s + 1) * j],
+                    );
+                }
+                Node::Blend1D {
+                    param,
+                    positions,
+                    children,
+                } => {
+                    let (a, b, w) =
+                        Self::blend1d_pair(positions, params.get(*param).copied().unwrap_or(0.0));
+                    let (sa, sb) = (self.slot[children[a]], self.slot[children[b]]);
+                    for k in 0..j {
+                        let m = mix(&scratch.poses[sa * j + k], &scratch.poses[sb * j + k], w);
+                        scratch.poses[s * j + k] = m;
+                    }
+                }
+                Node::Layer {
+                    base,
+                    over,
+                    mask,
+                    weight,
+                } => {
+                    let w = weight.get(params);
+                    let (sb, so) = (self.slot[*base], self.slot[*over]);
+                    if sb != s {
+                        scratch.poses.copy_within(sb * j..(sb + 1) * j, s * j);
+                    }
+                    if w > 0.0 {
+                        let (lo, hi) = scratch.poses.split_at_mut(so * j);
+                        layer(&mut lo[s * j..(s + 1) * j], &hi[..j], mask, w);
+                    }
+                }
+                Node::Additive {
+                    base,
+                    clip,
+                    reference,
+                    weight,
+                    ..
+                } => {
+                    let w = weight.get(params);
+                    let sb = self.slot[*base];
+                    if sb != s {
+                        scratch.poses.copy_within(sb * j..(sb + 1) * j, s * j);
+                    }
+                    if w > 0.0 {
+                        let clip = &clips[*clip];
+                        let (lo, hi) = scratch.poses.split_at_mut((s + 1) * j);
+                        let sampled = &mut hi[..j];
+                        sample(clip, skeleton, state.aux[node] * clip.duration(), sampled);
+                        for ((b, p), r) in lo[s * j..].iter_mut().zip(sampled.iter()).zip(reference)
+                        {
+                            *b = add(b, &difference(r, p), w);
+                        }
+                    }
+                }
+            }
+        }
+        let s = self.slot[self.root];
+        out.copy_from_slice(&scratch.poses[s * j..(s + 1) * j]);
+    }
+}
+
+/// The children of a node, in order (build time only).
+fn children(node: &Node) -> Vec<NodeId> {
+    match node {
+        Node::Clip { .. } => Vec::new(),
+        Node::Blend1D { children, .. } => children.clone(),
+        Node::Layer { base, over, .. } => vec![*base, *over],
+        Node::Additive { base, .. } => vec![*base],
+    }
+}

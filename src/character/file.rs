@@ -1,0 +1,159 @@
+//! The character file's syntax: serde structures mirroring the TOML, with spans kept on every
+//! name so that errors can point at the line.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CharacterFile {
+    /// glTF model, relative to the character file.
+    pub model: Spanned<String>,
+    /// `auto` (default), `always` or `never`.
+    pub merge_animations: Option<Spanned<String>>,
+    /// Joint whose horizontal travel and yaw become root motion (default: the first root).
+    pub root_joint: Option<Spanned<String>>,
+    /// State the machine starts in (default: the only state).
+    pub initial: Option<Spanned<String>>,
+    #[serde(default)]
+    pub clips: BTreeMap<String, Spanned<ClipSpec>>,
+    #[serde(default)]
+    pub masks: BTreeMap<String, Spanned<MaskSpec>>,
+    #[serde(default)]
+    pub parameters: BTreeMap<String, Spanned<ParamSpec>>,
+    #[serde(default)]
+    pub trees: BTreeMap<String, Spanned<NodeSpec>>,
+    #[serde(default)]
+    pub states: BTreeMap<String, Spanned<NodeSpec>>,
+    #[serde(default)]
+    pub transitions: Vec<Spanned<TransitionSpec>>,
+    #[serde(default)]
+    pub ik: Vec<Spanned<IkSpec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClipSpec {
+    #[serde(default)]
+    pub root_motion: bool,
+    #[serde(default)]
+    pub events: Vec<Spanned<EventSpec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct EventSpec {
+    pub name: String,
+    pub time: f32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct MaskSpec {
+    /// Every joint below and including this one.
+    pub subtree: Option<Spanned<String>>,
+    /// Weight of the subtree's joints (default 1).
+    pub weight: Option<Spanned<f32>>,
+    /// Per-joint weights, applied after the subtree.
+    #[serde(default)]
+    pub joints: BTreeMap<String, Spanned<f32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ParamSpec {
+    #[serde(rename = "type")]
+    pub kind: Spanned<String>,
+    pub default: Option<Spanned<toml::Value>>,
+}
+
+/// A number, or the name of a float parameter.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum WeightSpec {
+    Value(f32),
+    Param(String),
+}
+
+/// The additive reference pose: `"rest"`, `"first_frame"` or `{ clip, time }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum ReferenceSpec {
+    Named(String),
+    ClipAt(ClipAtSpec),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClipAtSpec {
+    pub clip: Spanned<String>,
+    #[serde(default)]
+    pub time: f32,
+}
+
+/// A blend-tree node. Exactly one of `clip`, `tree`, `blend1d`, `layer`, `additive` is set.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NodeSpec {
+    pub clip: Option<Spanned<String>>,
+    pub speed: Option<Spanned<f32>>,
+    #[serde(rename = "loop")]
+    pub looping: Option<bool>,
+    pub tree: Option<Spanned<String>>,
+    pub blend1d: Option<Spanned<String>>,
+    pub children: Option<Vec<Spanned<NodeSpec>>>,
+    /// Position on the parent Blend1D's axis (children only).
+    pub at: Option<Spanned<f32>>,
+    pub layer: Option<Box<Spanned<NodeSpec>>>,
+    pub base: Option<Box<Spanned<NodeSpec>>>,
+    pub mask: Option<Spanned<String>>,
+    pub weight: Option<Spanned<WeightSpec>>,
+    pub additive: Option<Spanned<String>>,
+    pub reference: Option<Spanned<ReferenceSpec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TransitionSpec {
+    /// A state name, or `*` for any state.
+    pub from: Spanned<String>,
+    pub to: Spanned<String>,
+    #[serde(default)]
+    pub when: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub duration: Option<Spanned<f32>>,
+    pub exit_time: Option<Spanned<f32>>,
+}
+
+/// Where an IK chain's effector should go.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum TargetSpec {
+    /// A model-space point, metres.
+    Point([f32; 3]),
+    /// `"ground"`: keep the effector at or above `floor`.
+    Named(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct IkSpec {
+    pub name: Spanned<String>,
+    #[serde(rename = "type")]
+    pub kind: Spanned<String>,
+    pub joints: Spanned<Vec<String>>,
+    pub target: Spanned<TargetSpec>,
+    /// Floor height for `target = "ground"`, metres.
+    pub floor: Option<f32>,
+    /// Two-bone: model-space direction the middle joint bends towards.
+    pub pole: Option<[f32; 3]>,
+    /// Aim: the joint's forward and up axes in its own space.
+    pub forward: Option<[f32; 3]>,
+    pub up: Option<[f32; 3]>,
+    pub iterations: Option<Spanned<u32>>,
+    pub tolerance: Option<Spanned<f32>>,
+    pub weight: Option<Spanned<WeightSpec>>,
+}

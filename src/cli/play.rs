@@ -1,0 +1,180 @@
+//! `throng play`: drive a character's state machine through a scripted sequence of parameter
+//! changes at a fixed time step and print, per step, one JSON line with the active states and
+//! their weights, the transition that fired and the events crossed. For tests, and for
+//! debugging a state machine without a renderer.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::character::Character;
+
+/// Arguments of `throng play`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The character file (TOML).
+    character: PathBuf,
+    /// The script (TOML): `dt` (seconds per step, default 1/60), `steps`, and `[[set]]` tables
+    /// with `step = N` and parameter values to set before that step, e.g. `speed = 3.0`,
+    /// `wave = true`.
+    #[arg(long, value_name = "FILE")]
+    script: PathBuf,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Script {
+    dt: Option<Spanned<f32>>,
+    steps: Spanned<u32>,
+    #[serde(default)]
+    set: Vec<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
+}
+
+#[derive(Serialize)]
+struct StepOut<'a> {
+    step: u32,
+    time: f64,
+    state: &'a str,
+    active: Vec<ActiveOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fade: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fired: Option<FiredOut<'a>>,
+    events: Vec<EventOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct ActiveOut<'a> {
+    state: &'a str,
+    weight: f32,
+}
+
+#[derive(Serialize)]
+struct FiredOut<'a> {
+    transition: usize,
+    to: &'a str,
+}
+
+#[derive(Serialize)]
+struct EventOut<'a> {
+    state: &'a str,
+    clip: &'a str,
+    event: &'a str,
+    count: u32,
+    weight: f32,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.get(..offset).unwrap_or(text).matches('\n').count() + 1
+}
+
+pub(super) fn run(args: &Args) -> Result<()> {
+    let character = Character::load(&args.character)?;
+    let name = args.script.display().to_string();
+    let text =
+        std::fs::read_to_string(&args.script).with_context(|| format!("{name}: cannot read"))?;
+    let script: Script = toml::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{name}:{}: {}",
+            e.span().map_or(1, |s| line_of(&text, s.start)),
+            e.message().trim_end()
+        )
+    })?;
+    let dt = match &script.dt {
+        Some(d) if !(d.get_ref().is_finite() && *d.get_ref() > 0.0) => bail!(
+            "{name}:{}: dt {} must be a positive number of seconds",
+            line_of(&text, d.span().start),
+            d.get_ref()
+        ),
+        Some(d) => *d.get_ref(),
+        None => 1.0 / 60.0,
+    };
+    let machine = &character.machine;
+    let model = &character.model;
+    // Resolve the script's changes up front so that a typo fails before any output.
+    let mut changes: Vec<(u32, usize, f32)> = Vec::new();
+    for set in &script.set {
+        let line = line_of(&text, set.span().start);
+        let table = set.get_ref();
+        let step = match table.get("step").map(|v| v.get_ref()) {
+            Some(toml::Value::Integer(s)) if *s >= 0 => *s as u32,
+            _ => bail!("{name}:{line}: [[set]] needs 'step = N' (a step number >= 0)"),
+        };
+        for (key, value) in table.iter().filter(|(k, _)| k.as_str() != "step") {
+            let line = line_of(&text, value.span().start);
+            let Some(p) = machine.param(key) else {
+                let names: Vec<&str> = machine.params().iter().map(|p| p.name.as_str()).collect();
+                bail!(
+                    "{name}:{line}: {} has no parameter '{key}'; parameters are: {}",
+                    character.path.display(),
+                    names.join(", ")
+                );
+            };
+            let v = match value.get_ref() {
+                toml::Value::Boolean(b) => f32::from(u8::from(*b)),
+                toml::Value::Integer(i) => *i as f32,
+                toml::Value::Float(f) if f.is_finite() => *f as f32,
+                _ => bail!("{name}:{line}: '{key}' must be a number or true/false"),
+            };
+            changes.push((step, p, v));
+        }
+    }
+    changes.sort_by_key(|c| c.0);
+
+    let mut inst = machine.instantiate(&model.skeleton);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let state_name = |s: usize| machine.states()[s].name.as_str();
+    let mut next_change = 0;
+    for step in 0..*script.steps.get_ref() {
+        while let Some(&(at, p, v)) = changes.get(next_change)
+            && at <= step
+        {
+            inst.set_param(p, v);
+            next_change += 1;
+        }
+        let mut events = Vec::new();
+        let fired = machine.step(
+            &model.clips,
+            &character.events,
+            &mut inst,
+            dt,
+            |state, hit| {
+                events.push(EventOut {
+                    state: state_name(state),
+                    clip: model.clips[hit.clip].name(),
+                    event: character.events[hit.clip].events()[hit.event].name.as_str(),
+                    count: hit.count,
+                    weight: hit.weight,
+                })
+            },
+        );
+        let line = StepOut {
+            step,
+            // Rounded to the microsecond: the f32 step sum is not more precise than that.
+            time: (f64::from(step + 1) * f64::from(dt) * 1e6).round() / 1e6,
+            state: state_name(inst.current()),
+            active: inst
+                .active()
+                .map(|(s, w)| ActiveOut {
+                    state: state_name(s),
+                    weight: w,
+                })
+                .collect(),
+            fade: inst.fade_progress(),
+            fired: fired.map(|f| FiredOut {
+                transition: f.transition,
+                to: state_name(f.to),
+            }),
+            events,
+        };
+        serde_json::to_writer(&mut out, &line).context("writing JSON")?;
+        writeln!(out).context("writing JSON")?;
+    }
+    out.flush().context("writing JSON")?;
+    Ok(())
+}
