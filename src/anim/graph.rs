@@ -15,7 +15,7 @@ use thiserror::Error;
 use super::blend::{add, difference, layer, mix};
 use super::clip::Clip;
 use super::events::EventTrack;
-use super::sample::sample;
+use super::sample::{ClipCursor, sample_with_cursor};
 use super::skeleton::Skeleton;
 use super::transform::Transform;
 
@@ -106,6 +106,8 @@ pub struct BlendTree {
     synced: Vec<bool>,
     /// Whether each node loops (a clip's flag; a blend loops when all its children do).
     looping: Vec<bool>,
+    /// A fresh key cursor per node for the clip it samples (empty for blend nodes).
+    cursors: Vec<ClipCursor>,
 }
 
 /// Per-instance playback state of one tree.
@@ -117,6 +119,8 @@ pub struct TreeState {
     prev: Vec<f32>,
     /// Phase of an additive node's own clip.
     aux: Vec<f32>,
+    /// Key cursors of the clip each node samples, so playback finds keys in O(1).
+    cursors: Vec<ClipCursor>,
     /// Scratch: per-node cycle length (s), effective weight and phase step of the last advance.
     cycle: Vec<f32>,
     weight: Vec<f32>,
@@ -307,6 +311,15 @@ impl BlendTree {
             slots = slots.max(height + 1 + extra);
             height += 1;
         }
+        let cursors = nodes
+            .iter()
+            .map(|node| match node {
+                Node::Clip { clip, .. } | Node::Additive { clip, .. } => {
+                    ClipCursor::new(&clips[*clip])
+                }
+                _ => ClipCursor::default(),
+            })
+            .collect();
         let mut synced = vec![true; n];
         synced[root] = false;
         let mut looping = vec![false; n];
@@ -330,6 +343,7 @@ impl BlendTree {
             joints: skeleton.len(),
             synced,
             looping,
+            cursors,
         })
     }
 
@@ -350,6 +364,7 @@ impl BlendTree {
             phase: vec![0.0; n],
             prev: vec![0.0; n],
             aux: vec![0.0; n],
+            cursors: self.cursors.clone(),
             cycle: vec![0.0; n],
             weight: vec![0.0; n],
             step: vec![0.0; n],
@@ -581,10 +596,11 @@ impl BlendTree {
             match &self.nodes[node] {
                 Node::Clip { clip, .. } => {
                     let clip = &clips[*clip];
-                    sample(
+                    sample_with_cursor(
                         clip,
                         skeleton,
                         state.phase[node] * clip.duration(),
+                        &mut state.cursors[node],
                         &mut scratch.poses[s * j..(s + 1) * j],
                     );
                 }
@@ -633,7 +649,13 @@ impl BlendTree {
                         let clip = &clips[*clip];
                         let (lo, hi) = scratch.poses.split_at_mut((s + 1) * j);
                         let sampled = &mut hi[..j];
-                        sample(clip, skeleton, state.aux[node] * clip.duration(), sampled);
+                        sample_with_cursor(
+                            clip,
+                            skeleton,
+                            state.aux[node] * clip.duration(),
+                            &mut state.cursors[node],
+                            sampled,
+                        );
                         for ((b, p), r) in lo[s * j..].iter_mut().zip(sampled.iter()).zip(reference)
                         {
                             *b = add(b, &difference(r, p), w);

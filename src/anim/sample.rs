@@ -167,7 +167,7 @@ pub fn sample(clip: &Clip, skeleton: &Skeleton, time: f32, out: &mut [Transform]
 /// Like [`sample`], but uses and updates `cursor` so that monotonic playback finds keys in O(1).
 /// The result is identical to [`sample`] for any time, in any order.
 ///
-/// Panics if `cursor` was made for another clip (fewer channels).
+/// Panics if `cursor` was made for a clip with another number of channels.
 pub fn sample_with_cursor(
     clip: &Clip,
     skeleton: &Skeleton,
@@ -175,6 +175,11 @@ pub fn sample_with_cursor(
     cursor: &mut ClipCursor,
     out: &mut [Transform],
 ) {
+    assert_eq!(
+        cursor.keys.len(),
+        clip.channels().len(),
+        "cursor made for another clip"
+    );
     out.copy_from_slice(skeleton.rest());
     for (channel, hint) in clip.channels().iter().zip(cursor.keys.iter_mut()) {
         let v = eval(channel, time, hint);
