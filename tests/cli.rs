@@ -144,3 +144,132 @@ fn gen_mannequin_writes_the_committed_bytes() {
     );
     assert!(!out.with_extension("glb.tmp").exists());
 }
+
+fn asset(name: &str) -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn pose_evaluates_a_character_state() {
+    let (code, out, err) = throng(&[
+        "pose",
+        "--character",
+        &asset("mannequin.toml"),
+        "--state",
+        "greet",
+        "--param",
+        "speed=2.0",
+        "--time",
+        "0.5",
+        "--positions",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let s = &v["samples"][0];
+    assert_eq!(s["state"], "greet");
+    assert!(s["clip"].is_null());
+    assert_eq!(s["world"].as_array().unwrap().len(), 19);
+    assert!(s["primitives"][0]["positions"].as_array().unwrap().len() >= 2000);
+    // The waving hand is above the head; the same state without waving keeps it low.
+    let hand_y = |v: &Value| v["samples"][0]["world"][12][13].as_f64().unwrap();
+    let (_, plain, _) = throng(&[
+        "pose",
+        "--character",
+        &asset("mannequin.toml"),
+        "--state",
+        "move",
+        "--param",
+        "speed=2.0",
+        "--time",
+        "0.5",
+    ]);
+    let plain: Value = serde_json::from_str(&plain).unwrap();
+    assert!(
+        hand_y(&v) > 1.4 && hand_y(&plain) < 1.2,
+        "{} vs {}",
+        hand_y(&v),
+        hand_y(&plain)
+    );
+    let (code, _, err) = throng(&[
+        "pose",
+        "--character",
+        &asset("mannequin.toml"),
+        "--param",
+        "sped=1",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("no parameter 'sped'; parameters are: speed, stop, wave"),
+        "{err}"
+    );
+}
+
+#[test]
+fn play_prints_states_transitions_and_events_per_step() {
+    let (code, out, err) = throng(&[
+        "play",
+        &asset("mannequin.toml"),
+        "--script",
+        &asset("mannequin-play.toml"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 300);
+    let fired: Vec<(u64, String)> = lines
+        .iter()
+        .filter(|l| l.get("fired").is_some())
+        .map(|l| {
+            (
+                l["step"].as_u64().unwrap(),
+                l["fired"]["to"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fired,
+        vec![
+            (120, "greet".into()),
+            (180, "move".into()),
+            (200, "halt".into()),
+            (261, "move".into())
+        ]
+    );
+    for l in &lines {
+        let total: f64 = l["active"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["weight"].as_f64().unwrap())
+            .sum();
+        assert!((total - 1.0).abs() < 1e-5, "{l}");
+    }
+    let feet = lines
+        .iter()
+        .flat_map(|l| l["events"].as_array().unwrap().iter())
+        .filter(|e| e["event"].as_str().unwrap().starts_with("foot"))
+        .count();
+    assert!(feet > 8, "{feet} footsteps");
+    // A script naming an unknown parameter fails before printing anything, with its line.
+    let dir = common::temp_dir("play");
+    let script = dir.join("bad.toml");
+    std::fs::write(&script, "steps = 10\n[[set]]\nstep = 1\nsped = 2.0\n").unwrap();
+    let (code, out, err) = throng(&[
+        "play",
+        &asset("mannequin.toml"),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("bad.toml:4:") && err.contains("has no parameter 'sped'"),
+        "{err}"
+    );
+}

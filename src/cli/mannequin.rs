@@ -38,12 +38,12 @@ pub(super) fn summary() -> Result<()> {
     println!("The built-in mannequin (assets/mannequin.glb, made by `throng gen-mannequin`):\n");
     print!("{}", super::inspect::text(&report));
     println!(
-        "\nWalk speed {:.2} m/s, run speed {:.2} m/s (root motion the clips play in place).",
+        "\nWalk speed {:.2} m/s, run speed {:.2} m/s (the clips play in place at these speeds).",
         mannequin::WALK_SPEED,
         mannequin::RUN_SPEED
     );
     println!(
-        "\nCommands:\n  throng inspect MODEL.glb [--json]            joints, clips, meshes, warnings\n  throng pose MODEL.glb [--clip C] [--time T]   joint matrices (and --positions) as JSON\n  throng gen-mannequin [--out FILE]             write the mannequin GLB\n  throng --help                                 everything else"
+        "\nCommands:\n  throng inspect MODEL.glb [--json]               joints, clips, meshes, warnings\n  throng pose MODEL.glb [--clip C] [--time T]     joint matrices (and --positions) as JSON\n  throng pose --character FILE [--state S] [--param P=V]\n                                                  the same for a character's blended state\n  throng play FILE --script STEPS.toml            run a state machine, one JSON line per step\n  throng gen-mannequin [--out FILE]               write the mannequin GLB\n  throng --help                                   everything else\n\nCharacter files: assets/mannequin.toml, docs/CHARACTER.md."
     );
     Ok(())
 }
