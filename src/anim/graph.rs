@@ -678,3 +678,152 @@ fn children(node: &Node) -> Vec<NodeId> {
         Node::Additive { base, .. } => vec![*base],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::clip::{Interpolation, Property, RawChannel, RawClip};
+    use crate::anim::skeleton::tests::sample_skeleton;
+    use glam::Vec4;
+
+    fn clips(s: &Skeleton) -> Vec<Clip> {
+        vec![
+            RawClip {
+                name: "a".into(),
+                channels: vec![RawChannel {
+                    joint: 1,
+                    property: Property::Translation,
+                    interpolation: Interpolation::Linear,
+                    times: vec![0.0, 1.0],
+                    values: vec![Vec4::ZERO, Vec4::X],
+                }],
+            }
+            .validate(s)
+            .unwrap(),
+        ]
+    }
+
+    fn clip_node() -> Node {
+        Node::Clip {
+            clip: 0,
+            speed: 1.0,
+            looping: true,
+        }
+    }
+
+    #[test]
+    fn refuses_graphs_that_are_not_trees() {
+        let s = sample_skeleton();
+        let c = clips(&s);
+        let blend = |children: Vec<NodeId>| Node::Blend1D {
+            param: 0,
+            positions: (0..children.len()).map(|i| i as f32).collect(),
+            children,
+        };
+        // Node 1 used twice.
+        let err = BlendTree::new(vec![blend(vec![1, 1]), clip_node()], 0, &s, &c, 1).unwrap_err();
+        assert_eq!(err, GraphError::NotATree { node: 1 });
+        // A cycle back to the root.
+        let err = BlendTree::new(vec![blend(vec![1]), blend(vec![0])], 0, &s, &c, 1).unwrap_err();
+        assert_eq!(err, GraphError::NotATree { node: 0 });
+        // Dangling child, clip and parameter.
+        assert!(matches!(
+            BlendTree::new(vec![blend(vec![5])], 0, &s, &c, 1),
+            Err(GraphError::BadReference { .. })
+        ));
+        assert!(matches!(
+            BlendTree::new(
+                vec![Node::Clip {
+                    clip: 3,
+                    speed: 1.0,
+                    looping: true
+                }],
+                0,
+                &s,
+                &c,
+                0
+            ),
+            Err(GraphError::BadReference { .. })
+        ));
+        assert!(matches!(
+            BlendTree::new(vec![blend(vec![1]), clip_node()], 0, &s, &c, 0),
+            Err(GraphError::BadReference { .. })
+        ));
+    }
+
+    #[test]
+    fn refuses_bad_values() {
+        let s = sample_skeleton();
+        let c = clips(&s);
+        let err = BlendTree::new(
+            vec![
+                Node::Blend1D {
+                    param: 0,
+                    positions: vec![1.0, 1.0],
+                    children: vec![1, 2],
+                },
+                clip_node(),
+                clip_node(),
+            ],
+            0,
+            &s,
+            &c,
+            1,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "node 0: position 1 (1) must be finite and greater than the one before"
+        );
+        let err = BlendTree::new(
+            vec![Node::Clip {
+                clip: 0,
+                speed: 0.0,
+                looping: true,
+            }],
+            0,
+            &s,
+            &c,
+            0,
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "node 0: speed 0 must be a positive number");
+        let layer = Node::Layer {
+            base: 1,
+            over: 2,
+            mask: vec![1.0; 2],
+            weight: Weight::Const(1.0),
+        };
+        let err = BlendTree::new(vec![layer, clip_node(), clip_node()], 0, &s, &c, 0).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "node 0: mask has 2 weights, the skeleton has 4 joints"
+        );
+    }
+
+    #[test]
+    fn slots_follow_the_stack_depth() {
+        let s = sample_skeleton();
+        let c = clips(&s);
+        // layer(blend(a, b), c): the blend's children need slots 0 and 1, then the layer's
+        // `over` sits in slot 1: two slots in all.
+        let nodes = vec![
+            Node::Layer {
+                base: 1,
+                over: 4,
+                mask: vec![1.0; 4],
+                weight: Weight::Const(0.5),
+            },
+            Node::Blend1D {
+                param: 0,
+                positions: vec![0.0, 1.0],
+                children: vec![2, 3],
+            },
+            clip_node(),
+            clip_node(),
+            clip_node(),
+        ];
+        let tree = BlendTree::new(nodes, 0, &s, &c, 1).unwrap();
+        assert_eq!(tree.slot_count(), 2);
+    }
+}

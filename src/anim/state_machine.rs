@@ -478,3 +478,151 @@ impl MachineInstance {
             .map(|(e, d)| if d > 0.0 { (e / d).min(1.0) } else { 1.0 })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::clip::{Interpolation, Property, RawChannel, RawClip};
+    use crate::anim::graph::Node;
+    use crate::anim::skeleton::tests::sample_skeleton;
+    use glam::Vec4;
+
+    fn clip(name: &str, duration: f32, skeleton: &Skeleton) -> Clip {
+        RawClip {
+            name: name.into(),
+            channels: vec![RawChannel {
+                joint: 1,
+                property: Property::Translation,
+                interpolation: Interpolation::Linear,
+                times: vec![0.0, duration],
+                values: vec![Vec4::ZERO, Vec4::new(1.0, 0.0, 0.0, 0.0)],
+            }],
+        }
+        .validate(skeleton)
+        .unwrap()
+    }
+
+    #[test]
+    fn the_outgoing_state_keeps_advancing_during_a_crossfade() {
+        let s = sample_skeleton();
+        let clips = vec![clip("a", 1.0, &s), clip("b", 2.0, &s)];
+        let tree = |c| {
+            BlendTree::new(
+                vec![Node::Clip {
+                    clip: c,
+                    speed: 1.0,
+                    looping: true,
+                }],
+                0,
+                &s,
+                &clips,
+                1,
+            )
+            .unwrap()
+        };
+        let machine = StateMachine::new(
+            vec![ParamDef {
+                name: "go".into(),
+                kind: ParamKind::Trigger,
+                default: 0.0,
+            }],
+            vec![
+                State {
+                    name: "a".into(),
+                    tree: tree(0),
+                },
+                State {
+                    name: "b".into(),
+                    tree: tree(1),
+                },
+            ],
+            vec![Transition {
+                from: Some(0),
+                to: 1,
+                conditions: vec![Condition::IsSet(0)],
+                exit_time: None,
+                duration: 1.0,
+            }],
+            0,
+        )
+        .unwrap();
+        let mut inst = machine.instantiate(&s);
+        machine.step(&clips, &[], &mut inst, 0.25, |_, _| {});
+        inst.set_param(0, 1.0);
+        assert!(
+            machine
+                .step(&clips, &[], &mut inst, 0.25, |_, _| {})
+                .is_some()
+        );
+        let elapsed = |inst: &MachineInstance, i: usize| {
+            machine.states[inst.active[i].state]
+                .tree
+                .elapsed_cycles(&inst.active[i].tree)
+        };
+        // State a (1 s cycle) has played 0.5 s; b has just started.
+        assert!((elapsed(&inst, 0) - 0.5).abs() < 1e-6);
+        machine.step(&clips, &[], &mut inst, 0.25, |_, _| {});
+        // Both advance at their own rates while fading: a by 0.25 cycles, b by 0.125.
+        assert!(
+            (elapsed(&inst, 0) - 0.75).abs() < 1e-6,
+            "the outgoing state froze"
+        );
+        assert!((elapsed(&inst, 1) - 0.125).abs() < 1e-6);
+        assert_eq!(
+            inst.active().map(|(_, w)| w).collect::<Vec<_>>(),
+            vec![0.75, 0.25]
+        );
+        // The trigger was consumed.
+        assert_eq!(inst.params()[0], 0.0);
+    }
+
+    #[test]
+    fn invalid_definitions_are_refused() {
+        let s = sample_skeleton();
+        let clips = vec![clip("a", 1.0, &s)];
+        let tree = BlendTree::new(
+            vec![Node::Clip {
+                clip: 0,
+                speed: 1.0,
+                looping: true,
+            }],
+            0,
+            &s,
+            &clips,
+            1,
+        )
+        .unwrap();
+        let state = || {
+            vec![State {
+                name: "a".into(),
+                tree: tree.clone(),
+            }]
+        };
+        let float = vec![ParamDef {
+            name: "x".into(),
+            kind: ParamKind::Float,
+            default: 0.0,
+        }];
+        let bad_condition = Transition {
+            from: None,
+            to: 0,
+            conditions: vec![Condition::IsSet(0)],
+            exit_time: None,
+            duration: 0.1,
+        };
+        let err = StateMachine::new(float.clone(), state(), vec![bad_condition], 0).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "transition 0: condition does not fit Float parameter 'x'"
+        );
+        let bad_target = Transition {
+            from: None,
+            to: 3,
+            conditions: vec![],
+            exit_time: Some(1.0),
+            duration: 0.1,
+        };
+        assert!(StateMachine::new(float, state(), vec![bad_target], 0).is_err());
+        assert!(StateMachine::new(vec![], vec![], vec![], 0).is_err());
+    }
+}
