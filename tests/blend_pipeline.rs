@@ -361,6 +361,7 @@ fn crossfade_is_continuous_and_the_outgoing_state_keeps_playing() {
             conditions: vec![Condition::Greater(0, 2.0)],
             exit_time: None,
             duration: 0.3,
+            sync: false,
         },
         Transition {
             from: None,
@@ -368,6 +369,7 @@ fn crossfade_is_continuous_and_the_outgoing_state_keeps_playing() {
             conditions: vec![Condition::IsSet(1)],
             exit_time: None,
             duration: 0.4,
+            sync: false,
         },
     ];
     let machine = StateMachine::new(params, states, transitions, 0).unwrap();
@@ -387,12 +389,15 @@ fn crossfade_is_continuous_and_the_outgoing_state_keeps_playing() {
             // Interrupts the walk -> run crossfade halfway.
             inst.set_param(1, 1.0);
         }
+        let fading_before = inst.fade_progress().is_some();
         if let Some(f) = machine.step(&m.clips, &[], &mut inst, dt, |_, _| {}) {
             fired.push((frame, f.to));
         }
         machine.evaluate(&m.clips, &m.skeleton, &mut inst, &mut pose);
         let jump = pose_jump(&m, &prev, &pose);
-        if inst.fade_progress().is_some() || fired.iter().any(|(f, _)| frame - f < 2) {
+        // A frame belongs to a transition if a crossfade ran at its start or its end: that
+        // includes the first frame of each fade and the frame where it completes.
+        if fading_before || inst.fade_progress().is_some() {
             worst_fading = worst_fading.max(jump);
         } else {
             worst_plain = worst_plain.max(jump);
@@ -499,6 +504,7 @@ fn exit_time_waits_for_the_source_state() {
             conditions: vec![],
             exit_time: Some(0.5),
             duration: 0.0,
+            sync: false,
         }],
         vec![],
     );
@@ -533,6 +539,7 @@ fn any_state_transitions_do_not_restart_their_target() {
             conditions: vec![Condition::IsSet(0)],
             exit_time: None,
             duration: 0.2,
+            sync: false,
         }],
         params,
     );
@@ -568,6 +575,7 @@ fn interrupted_crossfades_keep_every_state_playing_and_weights_summing_to_one() 
                 conditions: vec![Condition::Greater(0, 0.5)],
                 exit_time: None,
                 duration: 1.0,
+                sync: false,
             },
             Transition {
                 from: Some(1),
@@ -575,6 +583,7 @@ fn interrupted_crossfades_keep_every_state_playing_and_weights_summing_to_one() 
                 conditions: vec![Condition::Greater(0, 1.5)],
                 exit_time: None,
                 duration: 1.0,
+                sync: false,
             },
         ],
         params,
@@ -668,7 +677,12 @@ fn root_motion_extraction_puts_a_moving_clip_in_place() {
         (turned - 3.0 * std::f32::consts::FRAC_PI_4).abs() < 1e-4,
         "{turned}"
     );
-    assert!(moved.length() > 2.0 && moved.length() < 3.0, "{moved}");
+    // The first loop moves (0, 2); the half loop after it moves (0, 1) in the clip's frame,
+    // turned by the 90 degrees of the first loop: (1, 0). 1e-4: f32 sums of resampled keys.
+    assert!(
+        moved.abs_diff_eq(glam::Vec2::new(1.0, 2.0), 1e-4),
+        "{moved}"
+    );
 }
 
 #[test]
@@ -718,4 +732,86 @@ fn ground_ik_keeps_feet_above_the_floor_in_the_character() {
         lowest_after >= 0.09 - 1e-4,
         "ankles still reach {lowest_after}"
     );
+}
+
+#[test]
+fn exit_time_waits_for_the_next_crossing_of_its_phase() {
+    let m = mannequin();
+    let params = vec![ParamDef {
+        name: "go".into(),
+        kind: ParamKind::Bool,
+        default: 0.0,
+    }];
+    // idle loops every 4 s; exit time 0.5 means half-way through a cycle: at 2 s, 6 s, 10 s...
+    let sm = machine(
+        &m,
+        vec![Transition {
+            from: Some(0),
+            to: 1,
+            conditions: vec![Condition::IsSet(0)],
+            exit_time: Some(0.5),
+            duration: 0.0,
+            sync: false,
+        }],
+        params,
+    );
+    let mut inst = sm.instantiate(&m.skeleton);
+    let mut fired_at = None;
+    for frame in 0..1000 {
+        if frame == 300 {
+            // At 3 s: past the first crossing, so the transition waits for the one at 6 s.
+            inst.set_param(0, 1.0);
+        }
+        if sm.step(&m.clips, &[], &mut inst, 0.01, |_, _| {}).is_some() {
+            fired_at = Some(frame);
+            break;
+        }
+    }
+    let f = fired_at.expect("fires at the next crossing");
+    // Frame 599 completes 6.00 s; f32 sums of 0.01 land within a frame of it.
+    assert!((598..=600).contains(&f), "fired at frame {f}");
+}
+
+#[test]
+fn synced_transitions_keep_both_gaits_in_step() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.toml");
+    let c = throng::character::Character::load(&path).unwrap();
+    let sm = &c.machine;
+    let mut inst = sm.instantiate(&c.model.skeleton);
+    let (speed, wave) = (sm.param("speed").unwrap(), sm.param("wave").unwrap());
+    inst.set_param(speed, 1.2);
+    let mut by_state: std::collections::HashMap<usize, Vec<(usize, String)>> = Default::default();
+    for frame in 0..200 {
+        if frame == 50 {
+            inst.set_param(wave, 1.0);
+        }
+        sm.step(
+            &c.model.clips,
+            &c.events,
+            &mut inst,
+            1.0 / 60.0,
+            |state, hit| {
+                by_state
+                    .entry(state)
+                    .or_default()
+                    .push((frame, c.events[hit.clip].events()[hit.event].name.clone()));
+            },
+        );
+    }
+    let (moving, greeting) = (sm.state("move").unwrap(), sm.state("greet").unwrap());
+    // During the 0.3 s crossfade (frames 51 to 68, spanning the left foot's contact at frame
+    // 60) both states play the same walk in step:
+    // every footstep the fading-in state reports, the fading-out state reports on the same frame.
+    let fade: Vec<_> = by_state[&greeting]
+        .iter()
+        .filter(|(f, n)| *f <= 69 && n.starts_with("foot"))
+        .cloned()
+        .collect();
+    assert!(!fade.is_empty(), "no footstep during the crossfade");
+    for step in &fade {
+        assert!(
+            by_state[&moving].contains(step),
+            "{step:?} is not in step with the outgoing walk"
+        );
+    }
 }

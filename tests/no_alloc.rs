@@ -1,5 +1,5 @@
-//! Evaluating a blend-tree state allocates nothing: a state with a 3-child Blend1D and a
-//! masked layer on RobotExpressive, advanced and evaluated many times under a counting global
+//! Evaluating a blend-tree state allocates nothing: a state with a 3-child Blend1D, a masked
+//! layer and an additive clip on RobotExpressive, with event markers, advanced and evaluated many times under a counting global
 //! allocator. Also the state machine's step and evaluate once warm.
 
 mod common;
@@ -8,6 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::Mat4;
+use throng::anim::events::{Event, EventTrack};
 use throng::anim::graph::{BlendTree, Node, Weight};
 use throng::anim::state_machine::{
     Condition, ParamDef, ParamKind, State, StateMachine, Transition,
@@ -60,6 +61,7 @@ fn blend_state_evaluation_allocates_nothing() {
     let m = load(&path, &ImportOptions::default()).unwrap();
     let clip = |name: &str| m.find_clip(name).unwrap();
     let torso = m.skeleton.find("Torso").unwrap();
+    // layer(blend1d(Idle, Walking, Running), additive(Wave + Yes against the rest pose))
     let nodes = vec![
         Node::Layer {
             base: 1,
@@ -87,6 +89,14 @@ fn blend_state_evaluation_allocates_nothing() {
             speed: 1.0,
             looping: true,
         },
+        Node::Additive {
+            base: 6,
+            clip: clip("Yes"),
+            speed: 1.0,
+            looping: true,
+            reference: m.skeleton.rest().to_vec(),
+            weight: Weight::Const(0.5),
+        },
         Node::Clip {
             clip: clip("Wave"),
             speed: 1.0,
@@ -94,6 +104,24 @@ fn blend_state_evaluation_allocates_nothing() {
         },
     ];
     let tree = BlendTree::new(nodes, 0, &m.skeleton, &m.clips, 2).unwrap();
+    // Markers on every clip, so event reporting runs too.
+    let events: Vec<EventTrack> = m
+        .clips
+        .iter()
+        .map(|c| {
+            EventTrack::new(vec![
+                Event {
+                    name: "start".into(),
+                    time: 0.0,
+                },
+                Event {
+                    name: "middle".into(),
+                    time: c.duration() * 0.5,
+                },
+            ])
+        })
+        .collect();
+    let mut hits = 0usize;
     let mut state = tree.new_state();
     let mut scratch = tree.new_scratch();
     let n = m.skeleton.len();
@@ -102,7 +130,9 @@ fn blend_state_evaluation_allocates_nothing() {
     let (_, allocations) = count(|| {
         for i in 0..600 {
             let params = [(i as f32 * 0.01) % 2.5, 0.7];
-            tree.advance(&m.clips, &[], &mut state, &params, 1.0 / 60.0, |_| {});
+            tree.advance(&m.clips, &events, &mut state, &params, 1.0 / 60.0, |_| {
+                hits += 1
+            });
             tree.evaluate(
                 &m.clips,
                 &m.skeleton,
@@ -116,6 +146,7 @@ fn blend_state_evaluation_allocates_nothing() {
         }
     });
     assert_eq!(allocations, 0, "blend state evaluation allocated");
+    assert!(hits > 10, "events were reported ({hits})");
     // The counter itself works: a Vec allocates.
     let (_, one) = count(|| vec![0u8; 16]);
     assert!(one >= 1);
@@ -163,6 +194,7 @@ fn state_machine_allocates_nothing_once_warm() {
             conditions: vec![Condition::Greater(0, 1.0)],
             exit_time: None,
             duration: 0.2,
+            sync: false,
         },
         Transition {
             from: Some(1),
@@ -170,6 +202,7 @@ fn state_machine_allocates_nothing_once_warm() {
             conditions: vec![Condition::Less(0, 1.0)],
             exit_time: None,
             duration: 0.2,
+            sync: false,
         },
     ];
     let machine = StateMachine::new(params, states, transitions, 0).unwrap();

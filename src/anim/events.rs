@@ -33,63 +33,74 @@ impl EventTrack {
         self.events.is_empty()
     }
 
-    /// Reports the markers crossed when playback moves forward from clip time `from` (seconds,
-    /// in `[0, duration]`) by `elapsed` seconds (>= 0). The interval is half-open,
-    /// `[from, from + elapsed)`, so consecutive steps never report a marker twice and a marker at
-    /// time 0 fires on the first step. Looping clips wrap: a step spanning several loops reports
-    /// each marker once per loop it crosses, via `count`. Clamped clips stop at `duration`,
-    /// where a marker exactly at the end fires once when playback reaches it.
+    /// Reports the markers crossed when playback moves forward from normalised phase `from`
+    /// (in `[0, 1]`) by `step` (in cycles, >= 0) through a clip of `duration` seconds. The
+    /// window is half-open, `[from, from + step)` in phase, and is computed with the same f32
+    /// sum the caller uses for the next phase (`fract(from + step)`, or the sum clamped to 1),
+    /// so consecutive steps never report a marker twice or miss one, even on a step boundary.
+    /// A marker at time 0 fires on the first step.
+    ///
+    /// Looping clips wrap: a step spanning several loops reports each marker once per loop it
+    /// crosses, via `count`. Clamped clips stop at the end, where a marker exactly at `duration`
+    /// fires once when playback reaches it; nothing fires once `from` is at the end.
     ///
     /// `report(index, count)` is called in the order of each marker's first crossing; `index`
     /// points into [`EventTrack::events`].
     pub fn crossed(
         &self,
         from: f32,
-        elapsed: f32,
+        step: f32,
         duration: f32,
         looping: bool,
         mut report: impl FnMut(usize, u32),
     ) {
         // NaN fails every comparison, so `is_nan` is checked explicitly.
         if self.events.is_empty()
-            || elapsed.is_nan()
-            || elapsed <= 0.0
-            || !elapsed.is_finite()
+            || step.is_nan()
+            || step <= 0.0
+            || !step.is_finite()
             || duration.is_nan()
             || duration <= 0.0
         {
             return;
         }
-        let end = from + elapsed;
+        let end = from + step;
+        let phase = |e: &Event| e.time / duration;
         if !looping {
-            if from >= duration {
+            if from >= 1.0 {
                 return;
             }
             for (i, e) in self.events.iter().enumerate() {
-                let at_end = e.time >= duration && end >= duration;
-                if e.time >= from && (e.time < end || at_end) {
+                let p = phase(e);
+                if p >= from && (p < end || (p >= 1.0 && end >= 1.0)) {
                     report(i, 1);
                 }
             }
             return;
         }
-        // Crossings of marker e: loops k >= 0 with from <= k*duration + e.time < end.
-        // Report in order of first crossing without allocating: markers crossed in the first
-        // partial loop (time >= from) come before those only crossed after the wrap.
-        for pass in 0..2 {
+        // Crossings of marker p: loops k >= 0 with from <= k + p < end, tested as p < end - k,
+        // which is exact for the small k that matter (Sterbenz) and matches fract(end).
+        // Markers at or after `from` are first crossed in this loop; the others after the wrap.
+        for pass in 0..2u8 {
             for (i, e) in self.events.iter().enumerate() {
-                let k0 = if e.time >= from { 0.0 } else { 1.0 };
-                if (pass == 0) != (k0 == 0.0) {
+                let p = phase(e);
+                let first = if p >= from { 0u32 } else { 1 };
+                if u32::from(pass) != first {
                     continue;
                 }
-                let first_at = k0 * duration + e.time;
-                if first_at >= end {
-                    continue;
+                let mut count = 0u32;
+                let mut k = first;
+                while k < 64 && p < end - k as f32 {
+                    count += 1;
+                    k += 1;
                 }
-                // Further crossings every `duration` seconds until `end`.
-                let extra = ((end - first_at) / duration).ceil() - 1.0;
-                let count = 1 + extra.max(0.0).min(u32::MAX as f32 - 1.0) as u32;
-                report(i, count);
+                if k == 64 && p < end - 64.0 {
+                    // A step of more than 64 loops: the rest by arithmetic.
+                    count += ((end - p - 64.0).ceil() as u32).max(1);
+                }
+                if count > 0 {
+                    report(i, count);
+                }
             }
         }
     }
@@ -140,6 +151,48 @@ mod tests {
         assert_eq!(total.get("a"), Some(&3));
         assert_eq!(total.get("b"), Some(&3));
         assert_eq!(total.get("c"), Some(&3));
+    }
+
+    #[test]
+    fn markers_on_step_boundaries_fire_exactly_once_per_loop() {
+        // 60 Hz steps through clips whose markers sit on frame times: the f32 sums land a
+        // marker exactly on a window's end, where a naive seconds-based test reports it twice
+        // or not at all.
+        for (duration, marker) in [
+            (0.9f32, 0.25f32),
+            (0.6666667, 0.13333334),
+            (1.1583333, 0.5),
+            (0.7083333, 0.35),
+        ] {
+            let t = EventTrack::new(vec![Event {
+                name: "m".into(),
+                time: marker,
+            }]);
+            let step = (1.0 / 60.0) / duration;
+            let steps_per_loop = duration * 60.0;
+            let mut phase = 0.0f32;
+            let mut fired_at = Vec::new();
+            for i in 0..6000 {
+                t.crossed(phase, step, duration, true, |_, n| {
+                    assert_eq!(n, 1);
+                    fired_at.push(i);
+                });
+                phase = (phase + step).fract();
+            }
+            for w in fired_at.windows(2) {
+                let gap = (w[1] - w[0]) as f32;
+                assert!(
+                    (gap - steps_per_loop).abs() <= 1.0,
+                    "d={duration}: marker fired {gap} steps apart, a loop is {steps_per_loop}"
+                );
+            }
+            let expected = (6000.0 / steps_per_loop - marker / duration).floor() + 1.0;
+            assert!(
+                (fired_at.len() as f32 - expected).abs() <= 1.0,
+                "d={duration}: {} firings, expected about {expected}",
+                fired_at.len()
+            );
+        }
     }
 
     #[test]

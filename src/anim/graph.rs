@@ -10,11 +10,13 @@
 //! step (feet contact the ground at the same phase in walk and run); the blend's cycle length is
 //! the weighted mix of its children's. Layered and additive clips keep their own phase.
 
+use glam::Vec2;
 use thiserror::Error;
 
 use super::blend::{add, difference, layer, mix};
 use super::clip::Clip;
 use super::events::EventTrack;
+use super::root_motion::MotionTrack;
 use super::sample::{ClipCursor, sample_with_cursor};
 use super::skeleton::Skeleton;
 use super::transform::Transform;
@@ -108,6 +110,10 @@ pub struct BlendTree {
     looping: Vec<bool>,
     /// A fresh key cursor per node for the clip it samples (empty for blend nodes).
     cursors: Vec<ClipCursor>,
+    /// Whether the clock each node follows loops (the node's own flag for the root and layered
+    /// subtrees; the parent's clock for synced nodes). Events and motion use it: a looping clip
+    /// inside a clamped blend stops when the blend does.
+    clock_looping: Vec<bool>,
 }
 
 /// Per-instance playback state of one tree.
@@ -117,16 +123,20 @@ pub struct TreeState {
     phase: Vec<f32>,
     /// Phases before the current advance (for event windows).
     prev: Vec<f32>,
-    /// Phase of an additive node's own clip.
+    /// Phase of an additive node's own clip, before and after the last advance, and its step.
     aux: Vec<f32>,
+    aux_prev: Vec<f32>,
+    aux_step: Vec<f32>,
     /// Key cursors of the clip each node samples, so playback finds keys in O(1).
     cursors: Vec<ClipCursor>,
     /// Scratch: per-node cycle length (s), effective weight and phase step of the last advance.
     cycle: Vec<f32>,
     weight: Vec<f32>,
     step: Vec<f32>,
-    /// Unwrapped normalised time of the root since the state started.
+    /// Unwrapped normalised time of the root since the state started, and before the last
+    /// advance.
     elapsed: f32,
+    prev_elapsed: f32,
 }
 
 /// Per-instance pose slots for evaluation.
@@ -334,6 +344,20 @@ impl BlendTree {
                 Node::Additive { base, .. } => looping[*base],
             };
         }
+        let mut clock_looping = vec![false; n];
+        for &node in order.iter().rev() {
+            clock_looping[node] = if synced[node] {
+                // Parents come later in post-order, so they were set before their children.
+                let parent = order
+                    .iter()
+                    .find(|&&p| children(&nodes[p]).contains(&node))
+                    .copied()
+                    .unwrap_or(root);
+                clock_looping[parent]
+            } else {
+                looping[node]
+            };
+        }
         Ok(Self {
             nodes,
             root,
@@ -341,6 +365,7 @@ impl BlendTree {
             slot,
             slots,
             joints: skeleton.len(),
+            clock_looping,
             synced,
             looping,
             cursors,
@@ -364,11 +389,14 @@ impl BlendTree {
             phase: vec![0.0; n],
             prev: vec![0.0; n],
             aux: vec![0.0; n],
+            aux_prev: vec![0.0; n],
+            aux_step: vec![0.0; n],
             cursors: self.cursors.clone(),
             cycle: vec![0.0; n],
             weight: vec![0.0; n],
             step: vec![0.0; n],
             elapsed: 0.0,
+            prev_elapsed: 0.0,
         }
     }
 
@@ -377,7 +405,51 @@ impl BlendTree {
         state.phase.fill(0.0);
         state.prev.fill(0.0);
         state.aux.fill(0.0);
+        state.aux_prev.fill(0.0);
+        state.aux_step.fill(0.0);
+        state.step.fill(0.0);
         state.elapsed = 0.0;
+        state.prev_elapsed = 0.0;
+    }
+
+    /// Normalised phase of the root, in [0, 1].
+    pub fn root_phase(&self, state: &TreeState) -> f32 {
+        state.phase[self.root]
+    }
+
+    /// Moves the root (and so everything synced to it) to normalised phase `phase` (clamped to
+    /// [0, 1)), e.g. to enter a state in step with the one it replaces.
+    pub fn set_root_phase(&self, state: &mut TreeState, phase: f32) {
+        let p = if phase.is_finite() {
+            phase.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let p = if self.looping[self.root] {
+            p.fract()
+        } else {
+            p
+        };
+        state.phase[self.root] = p;
+        // Everything that follows the root's clock moves with it.
+        for &node in self.order.iter().rev() {
+            let phase = state.phase[node];
+            let mut follow = |c: NodeId| {
+                if self.synced[c] {
+                    state.phase[c] = phase;
+                }
+            };
+            match &self.nodes[node] {
+                Node::Clip { .. } => {}
+                Node::Blend1D { children, .. } => children.iter().for_each(|c| follow(*c)),
+                Node::Layer { base, over, .. } => {
+                    follow(*base);
+                    follow(*over);
+                }
+                Node::Additive { base, .. } => follow(*base),
+            }
+        }
+        state.prev.copy_from_slice(&state.phase);
     }
 
     /// Pose slots for evaluating this tree.
@@ -424,7 +496,9 @@ impl BlendTree {
         let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
         self.weights(state, params);
         state.prev.copy_from_slice(&state.phase);
-        // Cycle lengths bottom-up.
+        state.aux_prev.copy_from_slice(&state.aux);
+        // Cycle lengths bottom-up. A blend's cycle mixes its children's, leaving out children
+        // without one (single-pose clips), which would otherwise speed the others up.
         for &node in &self.order {
             state.cycle[node] = match &self.nodes[node] {
                 Node::Clip { clip, speed, .. } => clips[*clip].duration() / speed,
@@ -435,42 +509,58 @@ impl BlendTree {
                 } => {
                     let (a, b, w) =
                         Self::blend1d_pair(positions, params.get(*param).copied().unwrap_or(0.0));
-                    state.cycle[children[a]] * (1.0 - w) + state.cycle[children[b]] * w
+                    let (ca, cb) = (state.cycle[children[a]], state.cycle[children[b]]);
+                    match (ca > 0.0, cb > 0.0) {
+                        (true, true) => ca * (1.0 - w) + cb * w,
+                        (true, false) => ca,
+                        (false, true) => cb,
+                        (false, false) => 0.0,
+                    }
                 }
                 Node::Layer { base, .. } | Node::Additive { base, .. } => state.cycle[*base],
             };
         }
         // Phases top-down: the root and layered subtrees run on their own clocks; Blend1D
-        // children and bases follow their parent.
+        // children and bases follow their parent. Event windows are computed in phase with the
+        // same sums as the phases, so markers on step boundaries fire exactly once.
         let step_of = |cycle: f32| if cycle > 0.0 { dt / cycle } else { 0.0 };
         state.step[self.root] = step_of(state.cycle[self.root]);
-        state.elapsed += state.step[self.root];
+        state.prev_elapsed = state.elapsed;
         for &node in self.order.iter().rev() {
             let step = state.step[node];
             let old = state.prev[node];
             if !self.synced[node] {
-                state.phase[node] = if self.looping[node] {
+                let new = if self.looping[node] {
                     (old + step).fract()
                 } else {
                     (old + step).min(1.0)
                 };
+                state.phase[node] = new;
+                if node == self.root {
+                    state.elapsed += if self.looping[node] { step } else { new - old };
+                }
             }
             let phase = state.phase[node];
             match &self.nodes[node] {
-                Node::Clip { clip, looping, .. } => {
+                Node::Clip { clip, .. } => {
                     if state.weight[node] > 0.0
                         && let Some(track) = events.get(*clip)
                     {
-                        let d = clips[*clip].duration();
                         let w = state.weight[node];
-                        track.crossed(old * d, step * d, d, *looping, |event, count| {
-                            on_event(EventHit {
-                                clip: *clip,
-                                event,
-                                count,
-                                weight: w,
-                            })
-                        });
+                        track.crossed(
+                            old,
+                            step,
+                            clips[*clip].duration(),
+                            self.clock_looping[node],
+                            |event, count| {
+                                on_event(EventHit {
+                                    clip: *clip,
+                                    event,
+                                    count,
+                                    weight: w,
+                                })
+                            },
+                        );
                     }
                 }
                 Node::Blend1D { children, .. } => {
@@ -497,6 +587,7 @@ impl BlendTree {
                     let d = clips[*clip].duration();
                     let aux_step = if d > 0.0 { dt * speed / d } else { 0.0 };
                     let aux_old = state.aux[node];
+                    state.aux_step[node] = aux_step;
                     state.aux[node] = if *looping {
                         (aux_old + aux_step).fract()
                     } else {
@@ -506,7 +597,7 @@ impl BlendTree {
                     if w > 0.0
                         && let Some(track) = events.get(*clip)
                     {
-                        track.crossed(aux_old * d, aux_step * d, d, *looping, |event, count| {
+                        track.crossed(aux_old, aux_step, d, *looping, |event, count| {
                             on_event(EventHit {
                                 clip: *clip,
                                 event,
@@ -518,6 +609,53 @@ impl BlendTree {
                 }
             }
         }
+    }
+
+    /// Root motion of the last [`BlendTree::advance`]: the weighted sum, over the clips playing
+    /// with non-zero weight, of each clip's motion-track delta over the stretch it played
+    /// (`tracks[c]` for clip `c`; clips without a track add nothing, additive clips never
+    /// move the root). Returns the horizontal displacement (x, z, metres, in the character's
+    /// heading frame at the start of the step) and the change of yaw (radians).
+    pub fn motion(
+        &self,
+        clips: &[Clip],
+        tracks: &[Option<MotionTrack>],
+        state: &TreeState,
+    ) -> (Vec2, f32) {
+        let mut moved = Vec2::ZERO;
+        let mut turned = 0.0;
+        for (node, n) in self.nodes.iter().enumerate() {
+            let w = state.weight[node];
+            if let Node::Clip { clip, .. } = n
+                && w > 0.0
+                && let Some(Some(track)) = tracks.get(*clip)
+            {
+                let d = clips[*clip].duration();
+                let (m, y) = track.delta(
+                    state.prev[node] * d,
+                    state.step[node] * d,
+                    self.clock_looping[node],
+                );
+                moved += m * w;
+                turned += y * w;
+            }
+        }
+        (moved, turned)
+    }
+
+    /// Whether the last advance reached the root's normalised time `exit`: for a looping root,
+    /// whether its cycle passed `exit`, `exit + 1`, `exit + 2`... (so 0.5 fires at every half
+    /// cycle from the first on); for a clamped root, whether it is at or past `exit`. A root
+    /// without a cycle (a single pose) has always reached it.
+    pub fn reached(&self, state: &TreeState, exit: f32) -> bool {
+        if state.cycle[self.root] <= 0.0 {
+            return true;
+        }
+        if !self.looping[self.root] {
+            return state.elapsed >= exit;
+        }
+        state.elapsed >= exit
+            && (state.elapsed - exit).floor() > (state.prev_elapsed - exit).floor()
     }
 
     /// Effective weight of every node from the parameters, top-down.
@@ -799,6 +937,86 @@ mod tests {
             err.to_string(),
             "node 0: mask has 2 weights, the skeleton has 4 joints"
         );
+    }
+
+    #[test]
+    fn a_looping_clip_in_a_clamped_blend_stops_with_it() {
+        let s = sample_skeleton();
+        let c = clips(&s);
+        let events = vec![EventTrack::new(vec![crate::anim::events::Event {
+            name: "start".into(),
+            time: 0.0,
+        }])];
+        // The blend holds a looping and a clamped clip, so it is clamped: it plays once.
+        let nodes = vec![
+            Node::Blend1D {
+                param: 0,
+                positions: vec![0.0, 1.0],
+                children: vec![1, 2],
+            },
+            Node::Clip {
+                clip: 0,
+                speed: 1.0,
+                looping: true,
+            },
+            Node::Clip {
+                clip: 0,
+                speed: 1.0,
+                looping: false,
+            },
+        ];
+        let tree = BlendTree::new(nodes, 0, &s, &c, 1).unwrap();
+        let mut state = tree.new_state();
+        let mut fired = 0;
+        for _ in 0..300 {
+            tree.advance(&c, &events, &mut state, &[0.0], 1.0 / 60.0, |_| fired += 1);
+        }
+        // Five seconds of a 1 s clip: the marker at 0 fires once, not once per second.
+        assert_eq!(fired, 1);
+        assert_eq!(tree.root_phase(&state), 1.0);
+    }
+
+    #[test]
+    fn single_pose_children_do_not_speed_up_a_blend() {
+        let s = sample_skeleton();
+        let mut c = clips(&s);
+        // A second clip with a single key: a pose, no cycle.
+        c.push(
+            RawClip {
+                name: "pose".into(),
+                channels: vec![RawChannel {
+                    joint: 1,
+                    property: Property::Translation,
+                    interpolation: Interpolation::Step,
+                    times: vec![0.0],
+                    values: vec![Vec4::ZERO],
+                }],
+            }
+            .validate(&s)
+            .unwrap(),
+        );
+        let nodes = vec![
+            Node::Blend1D {
+                param: 0,
+                positions: vec![0.0, 1.0],
+                children: vec![1, 2],
+            },
+            Node::Clip {
+                clip: 1,
+                speed: 1.0,
+                looping: true,
+            },
+            Node::Clip {
+                clip: 0,
+                speed: 1.0,
+                looping: true,
+            },
+        ];
+        let tree = BlendTree::new(nodes, 0, &s, &c, 1).unwrap();
+        let mut state = tree.new_state();
+        // Nine tenths of the way to the pose: the 1 s clip still plays at its own rate.
+        tree.advance(&c, &[], &mut state, &[0.1], 0.25, |_| {});
+        assert!((tree.root_phase(&state) - 0.25).abs() < 1e-6);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! During a crossfade every active state keeps advancing at its own rate (the outgoing state is
 //! neither reset nor frozen); their poses are mixed by weights that sum to 1. A new transition
 //! may start while one is running: the new target fades in over its duration while everything
-//! already playing fades out together, keeping its relative weights.
+//! already playing fades out together, keeping its relative weights. A target that is still
+//! fading out continues from where it is. Triggers last one step.
 
 use thiserror::Error;
 
@@ -77,11 +78,15 @@ pub struct Transition {
     pub to: usize,
     /// All must hold.
     pub conditions: Vec<Condition>,
-    /// If set, the source state must have played at least this many cycles (normalised time,
-    /// e.g. 0.5 = half its cycle) since it became current.
+    /// If set, the normalised time of the source state (cycles since it became current) at
+    /// which it may leave: a looping source each time its cycle passes this point, a clamped one
+    /// at or after it (see [`BlendTree::reached`]).
     pub exit_time: Option<f32>,
     /// Crossfade length, seconds (0 = cut).
     pub duration: f32,
+    /// Start the target at the source's normalised phase, so that two gaits crossfade in step
+    /// (for states that share a cycle, e.g. walking with and without a wave layer).
+    pub sync: bool,
 }
 
 /// A state: a name and its blend tree.
@@ -269,10 +274,15 @@ impl StateMachine {
         }
     }
 
-    /// Advances `inst` by `dt` seconds: every playing state's tree advances (reporting its
-    /// events, weighted by the state's weight), the running crossfade progresses, then at most
-    /// one transition fires (any-state transitions first, then those from the current state, in
-    /// definition order). Returns the transition that fired, if any.
+    /// Advances `inst` by `dt` seconds:
+    /// 1. the running crossfade progresses (weights at the end of the step);
+    /// 2. every playing state's tree advances, each at its own rate, reporting its events
+    ///    weighted by the state's weight;
+    /// 3. at most one transition fires: any-state transitions first, then those from the
+    ///    current state, in definition order;
+    /// 4. triggers that no transition consumed are cleared (a trigger lasts one step).
+    ///
+    /// Returns the transition that fired, if any.
     pub fn step(
         &self,
         clips: &[Clip],
@@ -282,6 +292,29 @@ impl StateMachine {
         mut on_event: impl FnMut(usize, EventHit),
     ) -> Option<Fired> {
         let dt = if dt.is_finite() { dt.max(0.0) } else { 0.0 };
+        if let Some((elapsed, duration)) = inst.fade {
+            let elapsed = elapsed + dt;
+            let t = if duration > 0.0 {
+                (elapsed / duration).min(1.0)
+            } else {
+                1.0
+            };
+            let last = inst.active.len() - 1;
+            for (i, a) in inst.active.iter_mut().enumerate() {
+                // The target rises from its start weight to 1; the rest fall together.
+                a.weight = if i == last {
+                    a.start_weight + (1.0 - a.start_weight) * t
+                } else {
+                    a.start_weight * (1.0 - t)
+                };
+            }
+            if t >= 1.0 {
+                self.retire(inst, 0..last);
+                inst.fade = None;
+            } else {
+                inst.fade = Some((elapsed, duration));
+            }
+        }
         for a in &mut inst.active {
             let (state, w) = (a.state, a.weight);
             self.states[state].tree.advance(
@@ -298,36 +331,22 @@ impl StateMachine {
                 },
             );
         }
-        if let Some((elapsed, duration)) = inst.fade {
-            let elapsed = elapsed + dt;
-            let t = if duration > 0.0 {
-                (elapsed / duration).min(1.0)
-            } else {
-                1.0
-            };
-            let last = inst.active.len() - 1;
-            for (i, a) in inst.active.iter_mut().enumerate() {
-                a.weight = if i == last {
-                    t
-                } else {
-                    a.start_weight * (1.0 - t)
-                };
-            }
-            if t >= 1.0 {
-                self.retire(inst, 0..last);
-                inst.fade = None;
-            } else {
-                inst.fade = Some((elapsed, duration));
+        let fired = self.choose(inst);
+        if let Some(f) = fired {
+            self.start(inst, f);
+        }
+        for (value, def) in inst.params.iter_mut().zip(&self.params) {
+            if def.kind == ParamKind::Trigger {
+                *value = 0.0;
             }
         }
-        let fired = self.choose(inst)?;
-        self.start(inst, fired);
-        Some(fired)
+        fired
     }
 
     /// The first transition whose conditions hold now.
     fn choose(&self, inst: &MachineInstance) -> Option<Fired> {
         let current = inst.active.last()?;
+        let tree = &self.states[current.state].tree;
         let any = self
             .transitions
             .iter()
@@ -340,12 +359,8 @@ impl StateMachine {
             .filter(|(_, t)| t.from == Some(current.state));
         any.chain(own)
             .find(|(_, t)| {
-                t.exit_time.is_none_or(|e| {
-                    self.states[current.state]
-                        .tree
-                        .elapsed_cycles(&current.tree)
-                        >= e
-                }) && t.conditions.iter().all(|c| c.holds(&inst.params))
+                t.exit_time.is_none_or(|e| tree.reached(&current.tree, e))
+                    && t.conditions.iter().all(|c| c.holds(&inst.params))
             })
             .map(|(i, t)| Fired {
                 transition: i,
@@ -355,49 +370,74 @@ impl StateMachine {
 
     fn start(&self, inst: &mut MachineInstance, fired: Fired) {
         let t = &self.transitions[fired.transition];
-        // Triggers are consumed by the transition that used them.
-        for c in &t.conditions {
-            if let Condition::IsSet(p) = c
-                && self.params[*p].kind == ParamKind::Trigger
-            {
-                inst.params[*p] = 0.0;
+        // The source's phase, for transitions that keep the target in step with it.
+        let source = inst
+            .active
+            .last()
+            .map(|a| self.states[a.state].tree.root_phase(&a.tree))
+            .unwrap_or(0.0);
+        // A target that is still fading out continues from where it is, not from its start.
+        if let Some(i) = inst.active.iter().position(|a| a.state == fired.to) {
+            let entry = inst.active.remove(i);
+            inst.active.push(entry);
+        } else {
+            if inst.active.len() >= MAX_ACTIVE {
+                let faintest = (0..inst.active.len())
+                    .min_by(|a, b| inst.active[*a].weight.total_cmp(&inst.active[*b].weight))
+                    .unwrap_or(0);
+                self.retire(inst, faintest..faintest + 1);
+                let total: f32 = inst.active.iter().map(|a| a.weight).sum();
+                let count = inst.active.len() as f32;
+                for a in &mut inst.active {
+                    a.weight = if total > 0.0 {
+                        a.weight / total
+                    } else {
+                        1.0 / count
+                    };
+                }
             }
-        }
-        if inst.active.len() >= MAX_ACTIVE {
-            let faintest = (0..inst.active.len())
-                .min_by(|a, b| inst.active[*a].weight.total_cmp(&inst.active[*b].weight))
-                .unwrap_or(0);
-            self.retire(inst, faintest..faintest + 1);
-            let total: f32 = inst.active.iter().map(|a| a.weight).sum();
-            for a in &mut inst.active {
-                a.weight = if total > 0.0 {
-                    a.weight / total
-                } else {
-                    1.0 / MAX_ACTIVE as f32
-                };
+            let target = &self.states[fired.to].tree;
+            let mut tree = inst.spare[fired.to]
+                .pop()
+                .unwrap_or_else(|| target.new_state());
+            target.reset(&mut tree);
+            if t.sync {
+                target.set_root_phase(&mut tree, source);
             }
+            inst.active.push(Active {
+                state: fired.to,
+                tree,
+                weight: 0.0,
+                start_weight: 0.0,
+            });
         }
         for a in &mut inst.active {
             a.start_weight = a.weight;
         }
-        let mut tree = inst.spare[fired.to]
-            .pop()
-            .unwrap_or_else(|| self.states[fired.to].tree.new_state());
-        self.states[fired.to].tree.reset(&mut tree);
-        inst.active.push(Active {
-            state: fired.to,
-            tree,
-            weight: 0.0,
-            start_weight: 0.0,
-        });
-        if t.duration > 0.0 {
+        let last = inst.active.len() - 1;
+        if t.duration > 0.0 && inst.active.len() > 1 {
             inst.fade = Some((0.0, t.duration));
         } else {
-            let last = inst.active.len() - 1;
             inst.active[last].weight = 1.0;
             self.retire(inst, 0..last);
             inst.fade = None;
         }
+    }
+
+    /// Root motion of the last step: each playing state's tree motion, weighted by the
+    /// state's weight (see [`BlendTree::motion`]); `tracks[c]` is clip `c`'s motion track.
+    pub fn motion(
+        &self,
+        clips: &[Clip],
+        tracks: &[Option<super::root_motion::MotionTrack>],
+        inst: &MachineInstance,
+    ) -> (glam::Vec2, f32) {
+        inst.active
+            .iter()
+            .fold((glam::Vec2::ZERO, 0.0), |(m, y), a| {
+                let (dm, dy) = self.states[a.state].tree.motion(clips, tracks, &a.tree);
+                (m + dm * a.weight, y + dy * a.weight)
+            })
     }
 
     /// Removes active entries in `range`, keeping their tree states for reuse.
@@ -542,6 +582,7 @@ mod tests {
                 conditions: vec![Condition::IsSet(0)],
                 exit_time: None,
                 duration: 1.0,
+                sync: false,
             }],
             0,
         )
@@ -609,6 +650,7 @@ mod tests {
             conditions: vec![Condition::IsSet(0)],
             exit_time: None,
             duration: 0.1,
+            sync: false,
         };
         let err = StateMachine::new(float.clone(), state(), vec![bad_condition], 0).unwrap_err();
         assert_eq!(
@@ -621,6 +663,7 @@ mod tests {
             conditions: vec![],
             exit_time: Some(1.0),
             duration: 0.1,
+            sync: false,
         };
         assert!(StateMachine::new(float, state(), vec![bad_target], 0).is_err());
         assert!(StateMachine::new(vec![], vec![], vec![], 0).is_err());

@@ -72,7 +72,10 @@ pub(super) struct ParamSpec {
 
 /// A number, or the name of a float parameter.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a weight in [0, 1] or the name of a float parameter"
+)]
 pub(super) enum WeightSpec {
     Value(f32),
     Param(String),
@@ -80,7 +83,10 @@ pub(super) enum WeightSpec {
 
 /// The additive reference pose: `"rest"`, `"first_frame"` or `{ clip, time }`.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "\"rest\", \"first_frame\" or { clip = NAME, time = SECONDS }"
+)]
 pub(super) enum ReferenceSpec {
     Named(String),
     ClipAt(ClipAtSpec),
@@ -126,11 +132,14 @@ pub(super) struct TransitionSpec {
     #[serde(default)]
     pub duration: Option<Spanned<f32>>,
     pub exit_time: Option<Spanned<f32>>,
+    /// Start the target at the source's normalised phase.
+    #[serde(default)]
+    pub sync: bool,
 }
 
 /// Where an IK chain's effector should go.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "\"ground\" or a model-space point [x, y, z]")]
 pub(super) enum TargetSpec {
     /// A model-space point, metres.
     Point([f32; 3]),

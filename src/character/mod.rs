@@ -454,9 +454,12 @@ impl Ctx<'_> {
                 "rest" => pose.copy_from_slice(skeleton.rest()),
                 other => return Err(self.err(span, format!("{owner}: reference '{other}' is not 'rest', 'first_frame' or {{ clip = NAME, time = SECONDS }}"))),
             },
-            Some((ReferenceSpec::ClipAt(at), _)) => {
+            Some((ReferenceSpec::ClipAt(at), span)) => {
                 let c = self.clip(&at.clip, owner)?;
                 let clip = &self.model.clips[c];
+                if !(at.time.is_finite() && (0.0..=clip.duration()).contains(&at.time)) {
+                    return Err(self.err(span, format!("{owner}: reference time {} s is outside clip '{}' (0 to {} s)", at.time, clip.name(), clip.duration())));
+                }
                 sample(clip, skeleton, clip.local_time(at.time, Playback::Clamp), &mut pose);
             }
         }
@@ -681,6 +684,18 @@ impl Character {
             ctx.masks.insert(name.clone(), weights);
         }
 
+        // Every named tree must resolve, used or not, so that a typo never waits for the day
+        // a state starts using it.
+        for (name, tree) in &spec.trees {
+            let mut expanding = vec![name.clone()];
+            ctx.node(
+                tree,
+                &format!("tree '{name}'"),
+                &mut Vec::new(),
+                &mut expanding,
+                false,
+            )?;
+        }
         if spec.states.is_empty() {
             return Err(CharacterError::Invalid {
                 file: file.to_string(),
@@ -777,6 +792,7 @@ impl Character {
                 conditions,
                 exit_time,
                 duration,
+                sync: ts.sync,
             });
         }
         let ik = spec
@@ -1000,7 +1016,17 @@ fn build_ik(ctx: &Ctx, c: &Spanned<file::IkSpec>) -> Result<IkChain, CharacterEr
         }
         Ok(())
     };
-    let vec3 = |v: Option<[f32; 3]>, default: Vec3| v.map_or(default, Vec3::from);
+    // Axes and directions must be finite and not zero, or the solvers would quietly do nothing.
+    let vec3 = |key: &str, v: Option<[f32; 3]>, default: Vec3| -> Result<Vec3, CharacterError> {
+        match v.map(Vec3::from) {
+            None => Ok(default),
+            Some(x) if x.is_finite() && x.length() > 1e-6 => Ok(x),
+            Some(x) => Err(ctx.err(
+                c.span(),
+                format!("{owner}: {key} {x} must be a finite, non-zero vector"),
+            )),
+        }
+    };
     let kind = match s.kind.get_ref().as_str() {
         "two_bone" => {
             let [root, mid, end] = joints[..] else {
@@ -1019,7 +1045,7 @@ fn build_ik(ctx: &Ctx, c: &Spanned<file::IkSpec>) -> Result<IkChain, CharacterEr
                 root,
                 mid,
                 end,
-                pole: vec3(s.pole, Vec3::Z),
+                pole: vec3("pole", s.pole, Vec3::Z)?,
             }
         }
         "ccd" => {
@@ -1054,8 +1080,8 @@ fn build_ik(ctx: &Ctx, c: &Spanned<file::IkSpec>) -> Result<IkChain, CharacterEr
             };
             IkKind::Aim {
                 joint,
-                forward: vec3(s.forward, Vec3::Z),
-                up: vec3(s.up, Vec3::Y),
+                forward: vec3("forward", s.forward, Vec3::Z)?,
+                up: vec3("up", s.up, Vec3::Y)?,
             }
         }
         other => {
@@ -1067,9 +1093,11 @@ fn build_ik(ctx: &Ctx, c: &Spanned<file::IkSpec>) -> Result<IkChain, CharacterEr
     };
     let target = match s.target.get_ref() {
         TargetSpec::Point(p) if p.iter().all(|x| x.is_finite()) => IkTarget::Point(Vec3::from(*p)),
-        TargetSpec::Named(n) if n == "ground" => IkTarget::Ground {
-            floor: s.floor.unwrap_or(0.0),
-        },
+        TargetSpec::Named(n) if n == "ground" && s.floor.is_none_or(f32::is_finite) => {
+            IkTarget::Ground {
+                floor: s.floor.unwrap_or(0.0),
+            }
+        }
         _ => {
             return Err(ctx.err(
                 s.target.span(),

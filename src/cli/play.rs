@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+use crate::anim::state_machine::ParamKind;
 use crate::character::Character;
 
 /// Arguments of `throng play`.
@@ -45,6 +46,10 @@ struct StepOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     fired: Option<FiredOut<'a>>,
     events: Vec<EventOut<'a>>,
+    /// Root motion of the step, for characters with root-motion clips: [x, z] metres in the
+    /// heading frame at the start of the step, and the yaw change in radians.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    motion: Option<([f32; 2], f32)>,
 }
 
 #[derive(Serialize)]
@@ -100,8 +105,12 @@ pub(super) fn run(args: &Args) -> Result<()> {
     for set in &script.set {
         let line = line_of(&text, set.span().start);
         let table = set.get_ref();
+        let steps = *script.steps.get_ref();
         let step = match table.get("step").map(|v| v.get_ref()) {
-            Some(toml::Value::Integer(s)) if *s >= 0 => *s as u32,
+            Some(toml::Value::Integer(s)) if (0..i64::from(steps)).contains(s) => *s as u32,
+            Some(toml::Value::Integer(s)) => {
+                bail!("{name}:{line}: step {s} is outside the script's {steps} steps")
+            }
             _ => bail!("{name}:{line}: [[set]] needs 'step = N' (a step number >= 0)"),
         };
         for (key, value) in table.iter().filter(|(k, _)| k.as_str() != "step") {
@@ -114,11 +123,17 @@ pub(super) fn run(args: &Args) -> Result<()> {
                     names.join(", ")
                 );
             };
+            let float = machine.params()[p].kind == ParamKind::Float;
             let v = match value.get_ref() {
-                toml::Value::Boolean(b) => f32::from(u8::from(*b)),
-                toml::Value::Integer(i) => *i as f32,
-                toml::Value::Float(f) if f.is_finite() => *f as f32,
-                _ => bail!("{name}:{line}: '{key}' must be a number or true/false"),
+                toml::Value::Boolean(b) if !float => f32::from(u8::from(*b)),
+                toml::Value::Integer(i) if float => *i as f32,
+                toml::Value::Float(f) if float && f.is_finite() => *f as f32,
+                _ if float => {
+                    bail!("{name}:{line}: '{key}' is a float parameter: give a finite number")
+                }
+                _ => bail!(
+                    "{name}:{line}: '{key}' is a bool or trigger parameter: give true or false"
+                ),
             };
             changes.push((step, p, v));
         }
@@ -130,6 +145,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let state_name = |s: usize| machine.states()[s].name.as_str();
     let mut next_change = 0;
+    let has_motion = character.motion.iter().any(Option::is_some);
     for step in 0..*script.steps.get_ref() {
         while let Some(&(at, p, v)) = changes.get(next_change)
             && at <= step
@@ -171,6 +187,10 @@ pub(super) fn run(args: &Args) -> Result<()> {
                 to: state_name(f.to),
             }),
             events,
+            motion: has_motion.then(|| {
+                let (m, yaw) = machine.motion(&model.clips, &character.motion, &inst);
+                (m.to_array(), yaw)
+            }),
         };
         serde_json::to_writer(&mut out, &line).context("writing JSON")?;
         writeln!(out).context("writing JSON")?;

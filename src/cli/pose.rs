@@ -274,7 +274,7 @@ fn state_samples(character: &Character, args: &Args, b: &mut Buffers) -> Result<
     let mut samples = Vec::new();
     for time in times {
         let mut st = tree.new_state();
-        tree.advance(&model.clips, &[], &mut st, &params, time.max(0.0), |_| {});
+        tree.advance(&model.clips, &[], &mut st, &params, time, |_| {});
         tree.evaluate(
             &model.clips,
             &model.skeleton,
@@ -318,6 +318,12 @@ pub(super) fn run(args: &Args) -> Result<()> {
     }
     for n in &model.notes {
         eprintln!("note: {n}");
+    }
+    if character.is_some() && args.clip.is_some() && !args.params.is_empty() {
+        bail!("--param sets state parameters; a bare --clip has none");
+    }
+    if character.is_some() && args.clip.is_none() && args.times.iter().any(|t| *t < 0.0) {
+        bail!("--time: a state plays forward from its start; give times >= 0");
     }
     let mut buffers = Buffers::new(model);
     let samples = match &character {
