@@ -308,6 +308,12 @@ impl BlendTree {
                 stack.push((c, false));
             }
         }
+        if let Some(node) = (0..n).find(|i| !visited[*i]) {
+            return Err(GraphError::BadValue {
+                node,
+                what: "is not part of the tree (the root does not reach it)".into(),
+            });
+        }
         // Slots: simulate the stack. A node's children sit in consecutive slots from its own;
         // additive nodes also need the slot above their base for the sampled clip.
         let mut slot = vec![0; n];

@@ -3,7 +3,7 @@
 //! - [`transform`]: TRS local transforms and shortest-arc slerp.
 //! - [`skeleton`]: joints ordered parents-first, rest pose, inverse binds, subtree masks.
 //! - [`clip`]: keyframe channels with glTF's STEP, LINEAR and CUBICSPLINE interpolation.
-//! - [`sample`]: sampling a clip into a local pose (binary search or a per-instance cursor).
+//! - [`sample`](mod@sample): sampling a clip into a local pose (binary search or a per-instance cursor).
 //! - [`pose`]: forward kinematics and skinning matrices.
 //! - [`skinning`]: CPU linear blend skinning of positions and normals.
 //! - [`blend`]: mixing, masked layers and additive poses on local transforms.
