@@ -146,9 +146,11 @@ fn normalised_short_rotations_and_quantised_positions() {
     let m = import("quantised", &j);
     assert_eq!(m.meshes[0].mesh.positions[2], Vec3::new(1.0, 1.0, 0.0));
     let p = &skinned(&m, 1.0)[0];
-    // (1, 1, 0) rotated 90 degrees about Y -> (0, 1, -1); i16 normalisation is exact to 2e-5.
+    // (1, 1, 0) rotated 90 degrees about Y -> (0, 1, -1). The i16 key is used as written, as
+    // glTF players do: |q| = 1 - 1e-5 after quantisation scales the rotation matrix by |q|^2,
+    // so positions of length 1.4 are off by up to 3e-5; 5e-5 leaves margin.
     assert!(
-        p[2].abs_diff_eq(Vec3::new(0.0, 1.0, -1.0), 2e-5),
+        p[2].abs_diff_eq(Vec3::new(0.0, 1.0, -1.0), 5e-5),
         "{}",
         p[2]
     );

@@ -66,11 +66,17 @@ fn matches_three_js(model: &Path, tag: &str, reference_args: &[&str]) {
     let Some(dir) = reference_dir() else { return };
     let tmp = common::temp_dir(tag);
     let (ours, theirs) = (tmp.join("throng.json"), tmp.join("three.json"));
+    // Between keys, on keys and past the end of short clips (clamped), for every clip.
+    let times: Vec<String> = ["0", "0.137", "0.5", "0.9031", "1.6", "2.71", "100"]
+        .iter()
+        .flat_map(|t| ["--time".to_string(), t.to_string()])
+        .collect();
     run(
         Command::new(env!("CARGO_BIN_EXE_throng"))
             .arg("pose")
             .arg(model)
-            .arg("--positions"),
+            .arg("--positions")
+            .args(&times),
         Some(&ours),
     );
     run(
@@ -78,6 +84,7 @@ fn matches_three_js(model: &Path, tag: &str, reference_args: &[&str]) {
             .arg(dir.join("pose.mjs"))
             .arg(model)
             .arg("--positions")
+            .args(&times)
             .args(reference_args),
         Some(&theirs),
     );

@@ -310,6 +310,7 @@ fn cesium_man_animations_merge_by_default() {
         &path,
         &ImportOptions {
             merge_animations: throng::import::MergeAnimations::Never,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -321,6 +322,7 @@ fn cesium_man_animations_merge_by_default() {
             &fox,
             &ImportOptions {
                 merge_animations: throng::import::MergeAnimations::Always,
+                ..Default::default()
             },
         )
         .unwrap_err();

@@ -128,9 +128,10 @@ pub struct Clip {
 impl RawClip {
     /// Validates every channel against `skeleton`: joint in range, at least one key, finite
     /// strictly increasing times, the right number of finite values, non-zero quaternions.
-    /// Rotation key values are normalised (exporters write slightly non-unit quaternions);
-    /// CUBICSPLINE tangents are kept as written, and the interpolated result is normalised as
-    /// the specification says.
+    /// Rotation keys are kept as written, as glTF players use them: quantised files carry
+    /// rotations a little off unit length (|q| = 0.9999), and renormalising them would move
+    /// long chains measurably away from what three.js and others show. CUBICSPLINE results are
+    /// normalised, as the specification says.
     ///
     /// # Errors
     /// [`AnimError::ChannelJoint`] or [`AnimError::BadChannel`] naming the channel and the key.
@@ -171,30 +172,23 @@ impl RawClip {
                     raw.values.len()
                 )));
             }
-            let mut values = raw.values;
-            for (i, v) in values.iter_mut().enumerate() {
+            let values = raw.values;
+            for (i, v) in values.iter().enumerate() {
                 if !v.is_finite() {
                     return Err(bad(format!(
                         "value {i} (key {}) is not finite",
                         i / per_key
                     )));
                 }
-                if raw.property == Property::Rotation && per_key == 1 {
-                    let len = v.length();
-                    if len < 1e-6 {
-                        return Err(bad(format!("rotation key {i} is a zero quaternion")));
-                    }
-                    *v /= len;
-                }
-            }
-            if raw.property == Property::Rotation && per_key == 3 {
-                for key in 0..raw.times.len() {
-                    let v = &mut values[key * 3 + 1];
-                    let len = v.length();
-                    if len < 1e-6 {
-                        return Err(bad(format!("rotation key {key} is a zero quaternion")));
-                    }
-                    *v /= len;
+                // Key values (not CUBICSPLINE tangents) must be rotations.
+                if raw.property == Property::Rotation
+                    && i % per_key == per_key / 2
+                    && v.length() < 1e-6
+                {
+                    return Err(bad(format!(
+                        "rotation key {} is a zero quaternion",
+                        i / per_key
+                    )));
                 }
             }
             // The last key bounds the clip; times are validated as increasing, so it is the max.
@@ -279,9 +273,13 @@ impl Clip {
         .collect()
     }
 
-    /// Renames the clip (used when several imported animations are merged into one).
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
+    /// The clip lasting at least `seconds` (its channels hold their last keys until then): an
+    /// imported clip keeps the length of channels the importer dropped (morph weights, nodes
+    /// that move nothing drawn), as players measure it.
+    pub fn lasting_at_least(mut self, seconds: f32) -> Self {
+        if seconds.is_finite() && seconds > self.duration {
+            self.duration = seconds;
+        }
         self
     }
 }

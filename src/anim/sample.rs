@@ -143,8 +143,8 @@ fn apply(channel: &Channel, value: Vec4, out: &mut [Transform]) {
     match channel.property() {
         Property::Translation => target.translation = value.truncate(),
         Property::Scale => target.scale = value.truncate(),
-        // Unit length already: key values are normalised at validation, and slerp and the
-        // CUBICSPLINE branch of `eval` normalise what they compute.
+        // As written: keys and slerps keep the file's lengths (see `RawClip::validate`); the
+        // CUBICSPLINE branch of `eval` normalises what it computes.
         Property::Rotation => target.rotation = Quat::from_vec4(value),
     }
 }

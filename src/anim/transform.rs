@@ -72,7 +72,9 @@ impl Transform {
 /// `sin(tθ)/sin θ` come from the first eight terms of their series in `cos θ - 1` (D. Eberly,
 /// "A Fast and Accurate Algorithm for Computing SLERP", 2011), which there are within 1e-8 of
 /// the exact values and need no `acos` or `sin`; wider arcs use the trigonometric form. Both
-/// are tested against a double-precision reference. The result is renormalised.
+/// are tested against a double-precision reference. Like three.js's `slerpFlat`, the result is
+/// not renormalised: unit inputs give a unit result (to f32 precision), and slightly non-unit
+/// keys from quantised files play as other glTF players play them.
 #[inline]
 pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
     let mut x = a.dot(b);
@@ -119,7 +121,7 @@ pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
         let s = theta.sin();
         ((d * theta).sin() / s, (t * theta).sin() / s)
     };
-    (a * wa + b * (sign * wb)).normalize()
+    a * wa + b * (sign * wb)
 }
 
 /// Slerp by its trigonometric definition: the reference [`slerp_shortest`] is tested against.

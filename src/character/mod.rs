@@ -540,6 +540,7 @@ impl Character {
             &model_path,
             &ImportOptions {
                 merge_animations: merge,
+                ..Default::default()
             },
         )
         .map_err(|source| CharacterError::Model {

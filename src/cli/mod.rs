@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::import::{ImportOptions, MergeAnimations, Model};
+use crate::import::{Images, ImportOptions, MergeAnimations, Model};
 
 /// Bake skeletal animation of glTF characters and render crowds of them.
 #[derive(Debug, Parser)]
@@ -56,17 +56,18 @@ struct ModelArgs {
 
 impl ModelArgs {
     fn load(&self) -> Result<Model> {
-        load_model(&self.model, self.merge_animations)
+        load_model(&self.model, self.merge_animations, Images::Load)
     }
 }
 
-fn load_model(path: &Path, merge: MergeArg) -> Result<Model> {
+fn load_model(path: &Path, merge: MergeArg, images: Images) -> Result<Model> {
     let options = ImportOptions {
         merge_animations: match merge {
             MergeArg::Auto => MergeAnimations::Auto,
             MergeArg::Always => MergeAnimations::Always,
             MergeArg::Never => MergeAnimations::Never,
         },
+        images,
     };
     let model = crate::import::load(path, &options)?;
     Ok(model)

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{MergeArg, load_model};
 use crate::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
 use crate::character::Character;
-use crate::import::Model;
+use crate::import::{Images, Model};
 
 /// Arguments of `throng pose`.
 #[derive(Debug, clap::Args)]
@@ -89,6 +89,8 @@ struct PrimitiveOut {
 
 /// Reusable buffers for one model.
 struct Buffers {
+    /// The joints printed: those of glTF skins (all joints for a model without skins).
+    printed: Vec<usize>,
     local: Vec<Transform>,
     world: Vec<Mat4>,
     skin: Vec<Mat4>,
@@ -99,7 +101,13 @@ struct Buffers {
 impl Buffers {
     fn new(model: &Model) -> Self {
         let n = model.skeleton.len();
+        let skin_joints: Vec<usize> = (0..n).filter(|&j| model.joint_in_skin[j]).collect();
         Self {
+            printed: if skin_joints.is_empty() {
+                (0..n).collect()
+            } else {
+                skin_joints
+            },
             local: vec![Transform::IDENTITY; n],
             world: vec![Mat4::IDENTITY; n],
             skin: vec![Mat4::IDENTITY; n],
@@ -137,8 +145,16 @@ impl Buffers {
             clip,
             state,
             time,
-            world: self.world.iter().map(Mat4::to_cols_array).collect(),
-            skin: self.skin.iter().map(Mat4::to_cols_array).collect(),
+            world: self
+                .printed
+                .iter()
+                .map(|&j| self.world[j].to_cols_array())
+                .collect(),
+            skin: self
+                .printed
+                .iter()
+                .map(|&j| self.skin[j].to_cols_array())
+                .collect(),
             primitives,
         }
     }
@@ -308,7 +324,8 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let model = match (&character, &args.model) {
         (Some(c), _) => &c.model,
         (None, Some(path)) => {
-            loaded = load_model(path, args.merge_animations)?;
+            // Poses need no pixels: images are not read, so a missing texture does not matter.
+            loaded = load_model(path, args.merge_animations, Images::Skip)?;
             &loaded
         }
         (None, None) => bail!("give a MODEL or --character FILE"),
@@ -330,13 +347,28 @@ pub(super) fn run(args: &Args) -> Result<()> {
         Some(c) if args.clip.is_none() => state_samples(c, args, &mut buffers)?,
         _ => clip_samples(model, args, &mut buffers)?,
     };
-    let n = model.skeleton.len();
+    // Parents are given among the printed joints: the nearest printed ancestor.
+    let mut printed_index = vec![None; model.skeleton.len()];
+    for (i, &j) in buffers.printed.iter().enumerate() {
+        printed_index[j] = Some(i);
+    }
+    let printed_parent = |mut j: usize| {
+        while let Some(p) = model.skeleton.parent(j) {
+            if printed_index[p].is_some() {
+                return printed_index[p];
+            }
+            j = p;
+        }
+        None
+    };
     let out = Output {
-        joints: (0..n)
-            .map(|j| JointOut {
+        joints: buffers
+            .printed
+            .iter()
+            .map(|&j| JointOut {
                 name: model.skeleton.names()[j].clone(),
                 node: model.joint_nodes[j],
-                parent: model.skeleton.parent(j),
+                parent: printed_parent(j),
             })
             .collect(),
         clips: model

@@ -18,11 +18,23 @@ pub use gltf::{MERGED_CLIP_NAME, MergeAnimations};
 use crate::anim::{Clip, Skeleton};
 use crate::mesh::{Aabb, Material, SkinnedMesh};
 
+/// Whether base-colour images are read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Images {
+    /// Decode them (a missing or broken image is an error).
+    #[default]
+    Load,
+    /// Leave them out: for tools that need only geometry and animation (`throng pose`).
+    Skip,
+}
+
 /// Options for [`load`] and [`load_bytes`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ImportOptions {
     /// Whether animations are merged into one clip (default: [`MergeAnimations::Auto`]).
     pub merge_animations: MergeAnimations,
+    /// Whether base-colour images are decoded (default: [`Images::Load`]).
+    pub images: Images,
 }
 
 /// Where a mesh came from in the glTF file (indices into `nodes`, `meshes`, `primitives`).
@@ -54,6 +66,10 @@ pub struct Model {
     pub skeleton: Skeleton,
     /// glTF node index of each joint.
     pub joint_nodes: Vec<usize>,
+    /// Per joint: whether it is a joint of a glTF skin. The others are added by throng:
+    /// animated ancestors, nodes between joints, static props, and aliases for skins whose
+    /// inverse binds differ (see docs/IMPORT.md).
+    pub joint_in_skin: Vec<bool>,
     /// Clips, in file order (or one merged clip).
     pub clips: Vec<Clip>,
     /// Meshes, one per triangle primitive, in scene order.

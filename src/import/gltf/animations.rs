@@ -54,12 +54,23 @@ pub(super) fn check_channels(doc: &gltf::Document) -> Result<(), String> {
     Ok(())
 }
 
+/// One glTF animation, read.
+pub(super) struct Animation {
+    /// The channels throng plays.
+    pub clip: RawClip,
+    /// Whether the file names it.
+    pub named: bool,
+    /// Its latest key time over every channel, including those throng drops (morph weights,
+    /// nodes that move nothing drawn): players measure a clip's length that way.
+    pub end: f32,
+}
+
 /// Reads every animation into a raw clip, checking sampler data as it goes.
 pub(super) fn read_animations(
     src: &Source,
     joints: &Joints,
     warnings: &mut Vec<String>,
-) -> Result<Vec<(RawClip, bool)>, String> {
+) -> Result<Vec<Animation>, String> {
     let mut clips = Vec::new();
     let mut used_names = std::collections::HashSet::new();
     let mut morph_animations = Vec::new();
@@ -84,9 +95,17 @@ pub(super) fn read_animations(
         let mut channels = Vec::new();
         let mut morph = false;
         let mut skipped = 0;
+        let mut end = 0.0f32;
         for channel in anim.channels() {
             let sampler = channel.sampler();
             let slabel = format!("{label}, sampler {}", sampler.index());
+            let input = sampler.input();
+            let times = src
+                .floats(&input, "sampler input", &[Dimensions::Scalar])
+                .map_err(|e| format!("{slabel}: {e}"))?
+                .values;
+            check_times(&times).map_err(|e| format!("{slabel}: {e}"))?;
+            end = end.max(times.last().copied().unwrap_or(0.0));
             let property = match channel.target().property() {
                 GltfProperty::Translation => Property::Translation,
                 GltfProperty::Rotation => Property::Rotation,
@@ -106,12 +125,6 @@ pub(super) fn read_animations(
                 GltfInterpolation::Linear => Interpolation::Linear,
                 GltfInterpolation::CubicSpline => Interpolation::CubicSpline,
             };
-            let input = sampler.input();
-            let times = src
-                .floats(&input, "sampler input", &[Dimensions::Scalar])
-                .map_err(|e| format!("{slabel}: {e}"))?
-                .values;
-            check_times(&times).map_err(|e| format!("{slabel}: {e}"))?;
             let output = sampler.output();
             let dims = if property == Property::Rotation {
                 Dimensions::Vec4
@@ -159,7 +172,11 @@ pub(super) fn read_animations(
                 "{label}: {skipped} channel(s) drive nodes that move no mesh; ignored"
             ));
         }
-        clips.push((RawClip { name, channels }, named));
+        clips.push(Animation {
+            clip: RawClip { name, channels },
+            named,
+            end,
+        });
     }
     if !morph_animations.is_empty() {
         warnings.push(format!(
@@ -179,22 +196,22 @@ fn duration(clip: &RawClip) -> f32 {
 }
 
 /// Why a set of clips cannot be merged, or `None` when it can.
-fn merge_obstacle(clips: &[(RawClip, bool)], joint_names: &[String]) -> Option<String> {
+fn merge_obstacle(clips: &[Animation], joint_names: &[String]) -> Option<String> {
     let mut owner: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    for (i, (clip, _)) in clips.iter().enumerate() {
+    for (i, Animation { clip, .. }) in clips.iter().enumerate() {
         for c in &clip.channels {
             if let Some(&other) = owner.get(&c.joint)
                 && other != i
             {
                 return Some(format!(
                     "'{}' and '{}' both drive joint '{}'",
-                    clips[other].0.name, clip.name, joint_names[c.joint]
+                    clips[other].clip.name, clip.name, joint_names[c.joint]
                 ));
             }
             owner.insert(c.joint, i);
         }
     }
-    let durations: Vec<f32> = clips.iter().map(|(c, _)| duration(c)).collect();
+    let durations: Vec<f32> = clips.iter().map(|a| duration(&a.clip).max(a.end)).collect();
     let (lo, hi) = durations
         .iter()
         .fold((f32::INFINITY, 0.0f32), |(lo, hi), d| {
@@ -207,13 +224,17 @@ fn merge_obstacle(clips: &[(RawClip, bool)], joint_names: &[String]) -> Option<S
     None
 }
 
-/// Applies the merge policy. Returns the clips to keep and an optional note for the user.
+/// What `merge` tells the user when it merged on its own accord.
+pub(super) type MergeNote = Option<String>;
+
+/// Applies the merge policy. Returns the clips to keep, each with its latest key time over all
+/// its channels (see [`Animation::end`]), and an optional note for the user.
 pub(super) fn merge(
-    clips: Vec<(RawClip, bool)>,
+    clips: Vec<Animation>,
     policy: MergeAnimations,
     joint_names: &[String],
-) -> Result<(Vec<RawClip>, Option<String>), String> {
-    let all_unnamed = clips.iter().all(|(_, named)| !named);
+) -> Result<(Vec<(RawClip, f32)>, MergeNote), String> {
+    let all_unnamed = clips.iter().all(|a| !a.named);
     let wanted = match policy {
         MergeAnimations::Never => false,
         _ if clips.len() < 2 => false,
@@ -229,10 +250,11 @@ pub(super) fn merge(
         MergeAnimations::Auto => all_unnamed && merge_obstacle(&clips, joint_names).is_none(),
     };
     if !wanted {
-        return Ok((clips.into_iter().map(|(c, _)| c).collect(), None));
+        return Ok((clips.into_iter().map(|a| (a.clip, a.end)).collect(), None));
     }
     let count = clips.len();
-    let channels = clips.into_iter().flat_map(|(c, _)| c.channels).collect();
+    let end = clips.iter().map(|a| a.end).fold(0.0, f32::max);
+    let channels = clips.into_iter().flat_map(|a| a.clip.channels).collect();
     let note = format!(
         "merged {count} {}animations that drive disjoint joints into one clip '{MERGED_CLIP_NAME}'{}",
         if all_unnamed { "unnamed " } else { "" },
@@ -243,10 +265,13 @@ pub(super) fn merge(
         }
     );
     Ok((
-        vec![RawClip {
-            name: MERGED_CLIP_NAME.to_string(),
-            channels,
-        }],
+        vec![(
+            RawClip {
+                name: MERGED_CLIP_NAME.to_string(),
+                channels,
+            },
+            end,
+        )],
         Some(note),
     ))
 }

@@ -40,9 +40,12 @@ pub(super) fn read_meshes(
                 mesh.name().map(|n| format!(" ('{n}')")).unwrap_or_default(),
                 prim.index()
             );
-            if prim.mode() != Mode::Triangles {
+            if !matches!(
+                prim.mode(),
+                Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
+            ) {
                 warnings.push(format!(
-                    "{label}: mode {:?} is not a triangle list; skipped",
+                    "{label}: mode {:?} draws no triangles; skipped",
                     prim.mode()
                 ));
                 continue;
@@ -50,8 +53,8 @@ pub(super) fn read_meshes(
             if prim.morph_targets().next().is_some() {
                 warnings.push(format!("{label}: morph targets are ignored"));
             }
-            let mut m =
-                read_primitive(src, &prim, &binding).map_err(|e| format!("{label}: {e}"))?;
+            let mut m = read_primitive(src, &prim, &binding, &label, warnings)
+                .map_err(|e| format!("{label}: {e}"))?;
             m.name = match (node.name(), mesh.name()) {
                 (Some(n), _) | (None, Some(n)) => format!("{n}#{}", prim.index()),
                 (None, None) => format!("mesh_{}#{}", mesh.index(), prim.index()),
@@ -72,9 +75,9 @@ pub(super) fn read_meshes(
 
 /// How a mesh node's vertices attach to the skeleton.
 enum Binding {
-    /// Skinned: skin joint `k` is skeleton joint `map[k]`; vertices are pre-multiplied by
-    /// `correction` (identity unless skins disagree on inverse binds).
-    Skin { map: Vec<u16>, correction: Mat4 },
+    /// Skinned: skin joint `k` is skeleton joint `map[k]` (an alias joint where this skin's
+    /// inverse bind differs from the first skin's).
+    Skin { map: Vec<u16> },
     /// Rigid: every vertex follows `joint`; vertices are pre-multiplied by `to_bind`.
     Rigid { joint: u16, to_bind: Mat4 },
 }
@@ -82,20 +85,18 @@ enum Binding {
 impl Binding {
     fn of(src: &Source, h: &Hierarchy, joints: &Joints, node: &gltf::Node) -> Result<Self, String> {
         if let Some(skin) = node.skin() {
-            let map = skin
-                .joints()
-                .map(|j| joints.of_node[j.index()].map(|x| x as u16))
-                .collect::<Option<Vec<u16>>>()
-                .ok_or_else(|| {
-                    format!(
-                        "skin {}: a joint is missing from the skeleton",
-                        skin.index()
-                    )
-                })?;
-            return Ok(Self::Skin {
-                map,
-                correction: joints.skin_correction[skin.index()],
-            });
+            let map: Vec<u16> = joints
+                .skin_maps
+                .get(skin.index())
+                .map(|m| m.iter().map(|&j| j as u16).collect())
+                .unwrap_or_default();
+            if map.len() != skin.joints().count() {
+                return Err(format!(
+                    "skin {}: a joint is missing from the skeleton",
+                    skin.index()
+                ));
+            }
+            return Ok(Self::Skin { map });
         }
         // The nearest joint at or above the node; the nodes between are static (animated ones
         // would have become joints), so their product is a fixed offset.
@@ -151,10 +152,40 @@ fn attribute<'a>(prim: &gltf::Primitive<'a>, s: Semantic) -> Option<gltf::Access
     prim.get(&s)
 }
 
+/// Turns a primitive's index list (or vertex order) into a triangle list: strips and fans are
+/// unrolled as three.js and the specification do, and a trailing partial triangle is dropped
+/// with a warning (players draw the whole ones).
+fn triangle_list(mode: Mode, order: Vec<u32>, label: &str, warnings: &mut Vec<String>) -> Vec<u32> {
+    match mode {
+        Mode::TriangleStrip => (0..order.len().saturating_sub(2))
+            .flat_map(|i| {
+                if i % 2 == 0 {
+                    [order[i], order[i + 1], order[i + 2]]
+                } else {
+                    [order[i + 2], order[i + 1], order[i]]
+                }
+            })
+            .collect(),
+        Mode::TriangleFan => (1..order.len().saturating_sub(1))
+            .flat_map(|i| [order[0], order[i], order[i + 1]])
+            .collect(),
+        _ => {
+            let mut list = order;
+            if list.len() % 3 != 0 {
+                warnings.push(format!("{label}: {} indices is not a whole number of triangles; the last {} are ignored", list.len(), list.len() % 3));
+                list.truncate(list.len() / 3 * 3);
+            }
+            list
+        }
+    }
+}
+
 fn read_primitive(
     src: &Source,
     prim: &gltf::Primitive,
     binding: &Binding,
+    label: &str,
+    warnings: &mut Vec<String>,
 ) -> Result<SkinnedMesh, String> {
     let pos_acc = attribute(prim, Semantic::Positions).ok_or("has no POSITION attribute")?;
     let positions: Vec<Vec3> = src
@@ -190,23 +221,9 @@ fn read_primitive(
                     acc.index()
                 ));
             }
-            if d.values.len() % 3 != 0 {
-                return Err(format!(
-                    "accessor {} (indices): {} indices is not a whole number of triangles",
-                    acc.index(),
-                    d.values.len()
-                ));
-            }
-            d.values
+            triangle_list(prim.mode(), d.values, label, warnings)
         }
-        None => {
-            if n % 3 != 0 {
-                return Err(format!(
-                    "{n} vertices without indices is not a whole number of triangles"
-                ));
-            }
-            (0..n as u32).collect()
-        }
+        None => triangle_list(prim.mode(), (0..n as u32).collect(), label, warnings),
     };
 
     let uvs: Vec<Vec2> = match attribute(prim, Semantic::TexCoords(0)) {
@@ -243,7 +260,7 @@ fn read_primitive(
             vec![[1.0, 0.0, 0.0, 0.0]; n],
             *to_bind,
         ),
-        Binding::Skin { map, correction } => {
+        Binding::Skin { map } => {
             let mut sets = Vec::new();
             for set in 0..2u32 {
                 let (Some(ja), Some(wa)) = (
@@ -283,7 +300,7 @@ fn read_primitive(
                 joints.push(jj);
                 weights.push(ww);
             }
-            (joints, weights, *correction)
+            (joints, weights, Mat4::IDENTITY)
         }
     };
 
@@ -316,6 +333,28 @@ fn read_primitive(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strips_and_fans_unroll_like_three_js() {
+        let mut w = Vec::new();
+        assert_eq!(
+            triangle_list(Mode::TriangleStrip, vec![0, 1, 2, 3, 4], "p", &mut w),
+            vec![0, 1, 2, 3, 2, 1, 2, 3, 4]
+        );
+        assert_eq!(
+            triangle_list(Mode::TriangleFan, vec![0, 1, 2, 3], "p", &mut w),
+            vec![0, 1, 2, 0, 2, 3]
+        );
+        assert!(w.is_empty());
+        assert_eq!(
+            triangle_list(Mode::Triangles, vec![0, 1, 2, 3], "p", &mut w),
+            vec![0, 1, 2]
+        );
+        assert_eq!(
+            w,
+            vec!["p: 4 indices is not a whole number of triangles; the last 1 are ignored"]
+        );
+    }
 
     #[test]
     fn keeps_the_four_largest_influences() {

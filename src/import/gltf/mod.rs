@@ -17,7 +17,7 @@ use glam::Vec4;
 
 pub use animations::{MERGED_CLIP_NAME, MergeAnimations};
 
-use super::{ImportError, ImportOptions, Model, ModelMesh, PrimitiveRef};
+use super::{Images, ImportError, ImportOptions, Model, ModelMesh, PrimitiveRef};
 use crate::mesh::Material;
 
 /// The parsed document and its loaded buffers.
@@ -69,6 +69,29 @@ pub(super) fn import(
     check_position_accessors(unchecked.document.as_json()).map_err(invalid)?;
     let blob = unchecked.blob;
     let mut json = unchecked.document.into_json();
+    // The specification wants min/max on POSITION accessors, and the crate's validation refuses
+    // files without; players (three.js among them) compute bounds themselves, and so does
+    // throng, which never reads them. Fill in placeholders so such files load.
+    let positions: Vec<usize> = json
+        .meshes
+        .iter()
+        .flat_map(|m| m.primitives.iter())
+        .filter_map(|p| {
+            p.attributes
+                .get(&gltf::json::validation::Checked::Valid(
+                    gltf::Semantic::Positions,
+                ))
+                .map(|i| i.value())
+        })
+        .collect();
+    for i in positions {
+        if let Some(acc) = json.accessors.get_mut(i)
+            && (acc.min.is_none() || acc.max.is_none())
+        {
+            acc.min = Some(serde_json::json!([0.0, 0.0, 0.0]));
+            acc.max = Some(serde_json::json!([0.0, 0.0, 0.0]));
+        }
+    }
     // KHR_mesh_quantization only widens the component types attributes may use; the accessor
     // decoder here reads every type, so the extension is supported although the `gltf` crate's
     // validation does not know it.
@@ -121,11 +144,19 @@ pub(super) fn import(
     let mut materials = Vec::new();
     for m in doc.materials() {
         let pbr = m.pbr_metallic_roughness();
-        let texture = match pbr.base_color_texture() {
-            Some(info) if primitives.iter().any(|p| p.material == m.index()) => Some(
-                src.image(&info.texture().source())
+        let used = primitives.iter().any(|p| p.material == m.index());
+        let texture = match pbr.base_color_texture().map(|info| info.texture().source()) {
+            Some(Some(image)) if used && options.images == Images::Load => Some(
+                src.image(&image)
                     .map_err(|e| invalid(format!("material {}: {e}", m.index().unwrap_or(0))))?,
             ),
+            Some(None) if used => {
+                warnings.push(format!(
+                    "material {}: base-colour texture has no PNG or JPEG image (only an extension's); drawn untextured",
+                    m.index().unwrap_or(0)
+                ));
+                None
+            }
             _ => None,
         };
         materials.push(Material {
@@ -161,13 +192,16 @@ pub(super) fn import(
             .map_err(invalid)?;
     let clips = raw_clips
         .into_iter()
-        .map(|raw| {
+        .map(|(raw, end)| {
             let name = raw.name.clone();
-            raw.validate(&skeleton).map_err(|source| ImportError::Anim {
-                file: file.to_string(),
-                context: format!("clip '{name}'"),
-                source: Box::new(source),
-            })
+            let clip = raw
+                .validate(&skeleton)
+                .map_err(|source| ImportError::Anim {
+                    file: file.to_string(),
+                    context: format!("clip '{name}'"),
+                    source: Box::new(source),
+                })?;
+            Ok(clip.lasting_at_least(end))
         })
         .collect::<Result<Vec<_>, _>>()?;
 
@@ -175,6 +209,7 @@ pub(super) fn import(
         name: file.to_string(),
         skeleton,
         joint_nodes: joints.nodes,
+        joint_in_skin: joints.in_skin,
         clips,
         meshes,
         materials,

@@ -70,7 +70,8 @@ fn local_transform(node: &gltf::Node) -> Result<(Mat4, Transform, bool), String>
             }
             let trs = Transform {
                 translation: t,
-                rotation: r.normalize(),
+                // As written (players use node rotations as they are); zero was refused above.
+                rotation: r,
                 scale: s,
             };
             Ok((trs.to_mat4(), trs, true))
@@ -159,9 +160,12 @@ pub(super) struct Joints {
     pub of_node: Vec<Option<usize>>,
     /// The skeleton, before validation.
     pub raw: RawSkeleton,
-    /// Per skin: the matrix that re-expresses its bind space in the skeleton's (identity when
-    /// the skin's inverse binds agree with the first skin's).
-    pub skin_correction: Vec<Mat4>,
+    /// Per skin (by glTF index; empty for skins outside the scene): the skeleton joint of
+    /// each of its joints.
+    pub skin_maps: Vec<Vec<usize>>,
+    /// Per joint: whether it is a joint of a glTF skin (rather than an animated ancestor, a node
+    /// between joints, a static prop or a per-skin alias, which throng adds).
+    pub in_skin: Vec<bool>,
 }
 
 /// Chooses the joints: every joint of every skin used in the scene; every animated node above a
@@ -180,12 +184,19 @@ pub(super) fn choose_joints(
         in_scene[i] = true;
     }
     let mut is_joint = vec![false; n];
+    // Skins used by a mesh of the scene must lie in it; unused skins count when they do (their
+    // joints are posed like any player would), and are ignored otherwise.
     let mut skins_used = vec![false; doc.skins().count()];
     for &i in &h.order {
         let Some(node) = doc.nodes().nth(i) else {
             continue;
         };
         if let (Some(skin), Some(_)) = (node.skin(), node.mesh()) {
+            skins_used[skin.index()] = true;
+        }
+    }
+    for skin in doc.skins() {
+        if !skins_used[skin.index()] && skin.joints().all(|j| in_scene[j.index()]) {
             skins_used[skin.index()] = true;
         }
     }
@@ -267,10 +278,15 @@ pub(super) fn choose_joints(
         });
     }
 
-    // Inverse binds: the first skin that lists a joint defines it; joints in no skin are bound
-    // at their rest pose, so their skinning matrix is identity at rest.
+    // Inverse binds: the first skin that lists a joint defines it. A later skin whose inverse
+    // bind for that joint differs (meshes bound in different bind poses) gets an alias joint: a
+    // child of the joint with an identity transform, so it moves exactly with it, carrying that
+    // skin's inverse bind. Joints in no skin have an identity inverse bind: rigid parts then
+    // keep their node-to-joint offset in the vertices, even for a joint scaled to zero at rest.
+    let mut nodes_of_aliases = Vec::new();
     let mut ibm: Vec<Option<Mat4>> = vec![None; nodes.len()];
-    let mut skin_correction = vec![Mat4::IDENTITY; doc.skins().count()];
+    let mut in_skin = vec![false; nodes.len()];
+    let mut skin_maps = vec![Vec::new(); doc.skins().count()];
     for skin in doc.skins().filter(|s| skins_used[s.index()]) {
         let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
         let mats = match skin.inverse_bind_matrices() {
@@ -292,48 +308,63 @@ pub(super) fn choose_joints(
             }
             None => vec![Mat4::IDENTITY; joints.len()],
         };
-        let mut correction: Option<Mat4> = None;
+        let mut map = Vec::with_capacity(joints.len());
         for (k, (&node, m)) in joints.iter().zip(&mats).enumerate() {
-            if !m.is_finite() || m.determinant().abs() < 1e-12 {
+            if !m.is_finite() {
                 return Err(format!(
-                    "skin {}, joint {k} ({}): inverse bind matrix is not finite or singular",
+                    "skin {}, joint {k} ({}): inverse bind matrix is not finite",
                     skin.index(),
                     node_label(doc, node)
                 ));
             }
+            // Joints are chosen from the skins above, so every skin joint has an index.
             let Some(j) = of_node[node] else { continue };
+            in_skin[j] = true;
             match ibm[j] {
-                None => ibm[j] = Some(*m),
-                Some(existing) => {
-                    // IBM_skin = IBM_first * C, so vertices of this skin are pre-multiplied by C.
-                    let c = existing.inverse() * *m;
-                    match correction {
-                        None => correction = Some(c),
-                        Some(prev) if prev.abs_diff_eq(c, 1e-4) => {}
-                        Some(_) => {
-                            return Err(format!(
-                                "skin {}: its inverse bind matrices disagree with an earlier skin's by different amounts per joint (first at {}); such skins cannot share one skeleton",
-                                skin.index(),
-                                node_label(doc, node)
-                            ));
-                        }
-                    }
+                None => {
+                    ibm[j] = Some(*m);
+                    map.push(j);
+                }
+                // Same bind within f32 noise, relative to the matrix's magnitude.
+                Some(existing)
+                    if existing.abs_diff_eq(
+                        *m,
+                        1e-5 * existing
+                            .abs()
+                            .to_cols_array()
+                            .iter()
+                            .fold(1.0f32, |a, b| a.max(*b)),
+                    ) =>
+                {
+                    map.push(j)
+                }
+                Some(_) => {
+                    let alias = raw.names.len();
+                    raw.names
+                        .push(format!("{}@skin{}", raw.names[j], skin.index()));
+                    raw.parents.push(Some(j));
+                    raw.rest.push(Transform::IDENTITY);
+                    raw.root_bases.push(Mat4::IDENTITY);
+                    ibm.push(Some(*m));
+                    in_skin.push(false);
+                    nodes_of_aliases.push(node);
+                    map.push(alias);
                 }
             }
         }
-        if let Some(c) = correction {
-            skin_correction[skin.index()] = c;
-        }
+        skin_maps[skin.index()] = map;
     }
-    raw.inverse_bind = nodes
-        .iter()
-        .zip(ibm)
-        .map(|(&node, m)| m.unwrap_or_else(|| h.world[node].inverse()))
+    let mut nodes = nodes;
+    nodes.extend(nodes_of_aliases);
+    raw.inverse_bind = ibm
+        .into_iter()
+        .map(|m| m.unwrap_or(Mat4::IDENTITY))
         .collect();
     Ok(Joints {
         nodes,
         of_node,
         raw,
-        skin_correction,
+        skin_maps,
+        in_skin,
     })
 }
