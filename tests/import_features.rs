@@ -250,3 +250,80 @@ fn rigid_meshes_and_scene_root_transforms() {
         1e-6
     ));
 }
+
+#[test]
+fn skins_bound_in_different_poses_get_alias_joints() {
+    // Two meshes skinned to the same joint "arm" (1 m up from "root"), bound in different bind
+    // poses: skin 0 at the rest pose (inverse bind = translate(0, -1, 0)), skin 1 with inverse
+    // bind translate(-1, 0, 0). Each mesh must follow its own skin's matrix.
+    let mut g = common::TestGltf::default();
+    let tri = [0.0f32, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 0.1, 0.0];
+    let pos_a = g.floats(&tri, "VEC3");
+    let pos_b = g.floats(&tri, "VEC3");
+    let joints = g.joints_u8(&[[1, 0, 0, 0]; 3]);
+    let joints_b = g.joints_u8(&[[0, 0, 0, 0]; 3]);
+    let weights = g.floats(&[1.0, 0.0, 0.0, 0.0].repeat(3), "VEC4");
+    let identity = [
+        1.0f32, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0,
+    ];
+    let ibm_a = g.floats(
+        &[
+            &identity[..],
+            &[0.0, 0.0, 0.0, 1.0],
+            &identity[..],
+            &[0.0, -1.0, 0.0, 1.0],
+        ]
+        .concat(),
+        "MAT4",
+    );
+    let ibm_b = g.floats(&[&identity[..], &[-1.0, 0.0, 0.0, 1.0]].concat(), "MAT4");
+    let j = g.finish(json!({
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1, 2]}],
+        "nodes": [
+            {"name": "a", "mesh": 0, "skin": 0},
+            {"name": "b", "mesh": 1, "skin": 1},
+            {"name": "root", "children": [3]},
+            {"name": "arm", "translation": [0.0, 1.0, 0.0]}
+        ],
+        "meshes": [
+            {"primitives": [{"attributes": {"POSITION": pos_a, "JOINTS_0": joints, "WEIGHTS_0": weights}}]},
+            {"primitives": [{"attributes": {"POSITION": pos_b, "JOINTS_0": joints_b, "WEIGHTS_0": weights}}]}
+        ],
+        "skins": [{"joints": [2, 3], "inverseBindMatrices": ibm_a}, {"joints": [3], "inverseBindMatrices": ibm_b}]
+    }));
+    let m = import("alias", &j);
+    let names: Vec<&str> = m.skeleton.names().iter().map(String::as_str).collect();
+    assert_eq!(names, ["root", "arm", "arm@skin1"]);
+    assert_eq!(m.joint_in_skin, [true, true, false]);
+    let rest = skinned(&m, 0.0);
+    // Skin 0 at its bind pose: vertices stay put. Skin 1: arm's world (0, 1, 0) times its
+    // inverse bind (-1, 0, 0) moves them by (-1, 1, 0).
+    assert!(
+        rest[0][1].abs_diff_eq(Vec3::new(0.1, 0.0, 0.0), 1e-6),
+        "{}",
+        rest[0][1]
+    );
+    assert!(
+        rest[1][1].abs_diff_eq(Vec3::new(-0.9, 1.0, 0.0), 1e-6),
+        "{}",
+        rest[1][1]
+    );
+}
+
+#[test]
+fn triangle_strips_become_triangle_lists() {
+    let mut j = common::one_channel_model(
+        "translation",
+        "LINEAR",
+        &[0.0, 1.0],
+        &[0.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+    );
+    // Three vertices as a strip: one triangle; as a fan: one triangle too.
+    for (mode, tag) in [(5, "strip"), (6, "fan")] {
+        j["meshes"][0]["primitives"][0]["mode"] = json!(mode);
+        let m = import(tag, &j);
+        assert_eq!(m.meshes[0].mesh.indices, vec![0, 1, 2], "{tag}");
+        assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    }
+}
