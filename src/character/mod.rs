@@ -134,11 +134,7 @@ impl Ctx<'_> {
                     format!(
                         "{owner} uses clip '{}', which the model does not have; clips are: {}",
                         name.get_ref(),
-                        if names.is_empty() {
-                            "(none)".into()
-                        } else {
-                            names.join(", ")
-                        }
+                        listing(&names)
                     ),
                 )
             })
@@ -163,11 +159,7 @@ impl Ctx<'_> {
                 span,
                 format!(
                     "{owner} uses parameter '{name}', which is not declared; parameters are: {}",
-                    if names.is_empty() {
-                        "(none)".into()
-                    } else {
-                        names.join(", ")
-                    }
+                    listing(&names)
                 ),
             ));
         };
@@ -292,11 +284,7 @@ impl Ctx<'_> {
                     tree.span(),
                     format!(
                         "{owner} uses tree '{name}', which is not defined; trees are: {}",
-                        if names.is_empty() {
-                            "(none)".into()
-                        } else {
-                            names.join(", ")
-                        }
+                        listing(&names)
                     ),
                 ));
             };
@@ -392,11 +380,7 @@ impl Ctx<'_> {
                         format!(
                             "{owner} uses mask '{}', which is not defined; masks are: {}",
                             mask_name.get_ref(),
-                            if names.is_empty() {
-                                "(none)".into()
-                            } else {
-                                names.join(", ")
-                            }
+                            listing(&names)
                         ),
                     )
                 })?;
@@ -481,6 +465,15 @@ fn kind_names(kinds: &[ParamKind]) -> String {
         .map(|k| kind_name(*k))
         .collect::<Vec<_>>()
         .join(" or ")
+}
+
+/// Names for a message: `a, b, c`, or `(none)`.
+fn listing(names: &[&str]) -> String {
+    if names.is_empty() {
+        "(none)".into()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// 1-based line of byte `offset` in `text`.
