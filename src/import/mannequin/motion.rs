@@ -129,6 +129,9 @@ struct Gait {
     arm_swing: f32,
     /// Backward bias of the arm swing, radians (runners keep their hands near the body).
     arm_back: f32,
+    /// Heel lift at toe-off and toes-up angle at heel strike, radians.
+    toe_off: f32,
+    heel_strike: f32,
     elbow: f32,
     /// Mean hips height, metres.
     hips_mid: f32,
@@ -138,18 +141,53 @@ struct Gait {
     hips_low_phase: f32,
 }
 
-/// Foot position (model space, relative to its rest ankle) at cycle phase `phase` in [0, 1).
-/// Stance: the foot slides back at exactly `speed`, so it is planted once the character moves
-/// forward at that speed. Swing: it lifts and returns forward on a smooth arc.
-fn foot_offset(g: &Gait, phase: f32) -> (Vec3, bool) {
+/// The sole's toe and heel contact points relative to the ankle of a flat foot, metres.
+const TOE: Vec3 = Vec3::new(0.0, -ANKLE_HEIGHT, 0.17);
+const HEEL: Vec3 = Vec3::new(0.0, -ANKLE_HEIGHT, -0.05);
+
+/// How far the ankle moves when the foot pitches by `pitch` about `pivot` (a contact point
+/// relative to the ankle), the pivot staying put on the ground.
+fn roll_about(pivot: Vec3, pitch: f32) -> Vec3 {
+    pivot - Quat::from_rotation_x(pitch) * pivot
+}
+
+/// Where the foot is at cycle phase `phase` in [0, 1): the ankle's offset from its rest
+/// position (model space) and the foot's pitch (radians about X; positive lifts the heel).
+///
+/// Stance: the ground contact slides back at exactly `speed`, so it is planted once the
+/// character moves forward at that speed. The foot lands on its heel with the toes up, rolls
+/// flat, and ends on its toes with the heel lifting. Swing: it lifts and returns forward on a
+/// smooth arc, turning from toe-off to the landing pitch.
+fn foot_pose(g: &Gait, phase: f32) -> (Vec3, f32) {
     let stride = g.speed * g.period * g.stance;
+    let smooth = |e0: f32, e1: f32, x: f32| {
+        let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
+        t * t * (3.0 - 2.0 * t)
+    };
     if phase < g.stance {
-        (Vec3::new(0.0, 0.0, stride * (0.5 - phase / g.stance)), true)
+        let s = phase / g.stance;
+        let flat = Vec3::new(0.0, 0.0, stride * (0.5 - s));
+        // Heel strike: toes up, rolling down about the heel; toe-off: heel up about the toes.
+        let strike = -g.heel_strike * (1.0 - smooth(0.0, 0.2, s));
+        let lift = g.toe_off * smooth(0.55, 1.0, s);
+        let (offset, pitch) = if strike != 0.0 {
+            (roll_about(HEEL, strike), strike)
+        } else {
+            (roll_about(TOE, lift), lift)
+        };
+        (flat + offset, pitch)
     } else {
-        let s = (phase - g.stance) / (1.0 - g.stance);
-        let ease = 0.5 - 0.5 * (std::f32::consts::PI * s).cos();
-        let lift = (std::f32::consts::PI * s).sin() * g.step_height;
-        (Vec3::new(0.0, lift, stride * (ease - 0.5)), false)
+        let u = (phase - g.stance) / (1.0 - g.stance);
+        let ease = 0.5 - 0.5 * (std::f32::consts::PI * u).cos();
+        let lift = (std::f32::consts::PI * u).sin() * g.step_height;
+        // From the toe-off pose to the heel-strike pose, so the ankle path is continuous.
+        let (from, to) = (
+            (roll_about(TOE, g.toe_off), g.toe_off),
+            (roll_about(HEEL, -g.heel_strike), -g.heel_strike),
+        );
+        let offset = from.0.lerp(to.0, ease);
+        let pitch = from.1 + (to.1 - from.1) * ease;
+        (Vec3::new(0.0, lift, stride * (ease - 0.5)) + offset, pitch)
     }
 }
 
@@ -163,7 +201,7 @@ fn gait_pose(g: &Gait, phase: f32) -> Pose {
     // allow (legs at 97% extension) so every target stays reachable.
     let mut height = g.hips_mid - g.hips_bob * (2.0 * tau * (phase - g.hips_low_phase)).cos();
     for &(thigh, ph) in &feet {
-        let (off, _) = foot_offset(g, ph);
+        let (off, _) = foot_pose(g, ph);
         let reach = ((leg * 0.97).powi(2) - off.z * off.z).max(0.0).sqrt();
         height =
             height.min(ANKLE_HEIGHT + off.y + reach + (rest_hips.y - JOINTS[thigh].position.y));
@@ -176,13 +214,8 @@ fn gait_pose(g: &Gait, phase: f32) -> Pose {
     p.rot[idx::NECK] = rot(-g.lean * 0.6, 0.06 * sway, 0.0);
     p.rot[idx::HEAD] = rot(-g.lean * 0.4, 0.04 * sway, 0.0);
     for &(thigh, ph) in &feet {
-        let (off, planted) = foot_offset(g, ph);
+        let (off, pitch) = foot_pose(g, ph);
         let target = JOINTS[thigh + 2].position + off;
-        let pitch = if planted {
-            0.0
-        } else {
-            -0.35 * (std::f32::consts::PI * (ph - g.stance) / (1.0 - g.stance)).sin() * 0.5
-        };
         p.leg_ik(thigh, target, Vec3::Z, Quat::from_rotation_x(pitch));
     }
     // Arms swing against the legs: the left arm with the right leg.
@@ -219,8 +252,10 @@ const WALK: Gait = Gait {
     lean: 0.05,
     arm_swing: 0.3,
     arm_back: 0.0,
+    toe_off: 0.45,
+    heel_strike: 0.25,
     elbow: 0.25,
-    hips_mid: 0.868,
+    hips_mid: 0.875,
     hips_bob: 0.025,
     hips_low_phase: 0.05,
 };
@@ -233,6 +268,8 @@ const RUN: Gait = Gait {
     lean: 0.18,
     arm_swing: 0.55,
     arm_back: 0.25,
+    toe_off: 0.6,
+    heel_strike: 0.0,
     elbow: 1.3,
     hips_mid: 0.85,
     hips_bob: 0.025,
