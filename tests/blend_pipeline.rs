@@ -157,8 +157,9 @@ fn contacts(
             throng::anim::blend::mix_poses(&a, &b, t, &mut mixed);
             world(m, &mixed)[foot].w_axis.y
         };
-        // On the ground: ankle within 5 mm of its standing height (0.09 m).
-        down.push(y < 0.095);
+        // On the ground: ankle within 12 mm of its standing height (0.09 m); landing on the heel
+        // with the toes up raises the walk's ankle by up to 1 cm.
+        down.push(y < 0.102);
     }
     let mut runs = Vec::new();
     let mut start = None;
@@ -172,6 +173,11 @@ fn contacts(
             _ => {}
         }
     }
+    // The cycle wraps: a contact running into the end is the same as one starting at 0.
+    if runs.len() > 1 && runs[0].0 == 0 && runs[runs.len() - 1].1 == samples {
+        let last = runs.pop().unwrap_or_default();
+        runs[0].0 = last.0;
+    }
     runs
 }
 
@@ -183,9 +189,10 @@ fn phase_sync_keeps_walk_run_foot_contacts_aligned() {
         let synced = contacts(&m, &tree, speed, 120, true);
         // One contact per foot per cycle, starting at phase 0 like both clips (no double-step).
         assert_eq!(synced.len(), 1, "speed {speed}: contacts {synced:?}");
+        let start = synced[0].0;
         assert!(
-            synced[0].0 <= 2,
-            "speed {speed}: contact starts late: {synced:?}"
+            start <= 2 || start >= 118,
+            "speed {speed}: contact starts away from phase 0: {synced:?}"
         );
     }
     // Without phase sync the same blend steps twice or at the wrong time somewhere.
@@ -194,7 +201,9 @@ fn phase_sync_keeps_walk_run_foot_contacts_aligned() {
         .map(|s| contacts(&m, &tree, *s, 120, false))
         .collect();
     assert!(
-        naive.iter().any(|c| c.len() != 1 || c[0].0 > 2),
+        naive
+            .iter()
+            .any(|c| c.len() != 1 || (c[0].0 > 2 && c[0].0 < 118)),
         "{naive:?}"
     );
 }
