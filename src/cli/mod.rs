@@ -14,7 +14,13 @@ use crate::import::{Images, ImportOptions, MergeAnimations, Model};
 
 /// Bake skeletal animation of glTF characters and render crowds of them.
 #[derive(Debug, Parser)]
-#[command(name = "throng", version, about, long_about = None)]
+#[command(
+    name = "throng",
+    version,
+    about,
+    long_about = None,
+    after_help = "With no command, prints what the built-in mannequin contains and how to start.\nDocs: README.md, docs/IMPORT.md (glTF import), docs/CHARACTER.md (character files)."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
