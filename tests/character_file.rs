@@ -210,3 +210,71 @@ fn bad_model_and_ik() {
         "test.toml:9: ik 'arm': 'upper_arm_l' is not the parent of 'hand_l'"
     );
 }
+
+#[test]
+fn ik_chains_from_the_file_reach_their_targets() {
+    use glam::{Mat4, Vec3};
+    use throng::anim::local_to_model;
+    let c = load(
+        "ikfile",
+        r#"
+[states.idle]
+clip = "idle"
+
+[[ik]]
+name = "reach"
+type = "fabrik"
+joints = ["upper_arm_r", "forearm_r", "hand_r"]
+target = [-0.45, 1.25, 0.25]
+
+[[ik]]
+name = "reach_left"
+type = "ccd"
+joints = ["upper_arm_l", "forearm_l", "hand_l"]
+target = [0.45, 1.25, 0.25]
+iterations = 64
+
+[[ik]]
+name = "look"
+type = "aim"
+joints = ["head"]
+target = [1.0, 1.6, 2.0]
+"#,
+    )
+    .unwrap();
+    let m = &c.model;
+    let n = m.skeleton.len();
+    let mut local = m.skeleton.rest().to_vec();
+    let mut model = vec![Mat4::IDENTITY; n];
+    local_to_model(&m.skeleton, &local, &mut model);
+    let mut scratch = vec![Vec3::ZERO; c.ik_scratch_len()];
+    c.apply_ik(&[], &mut local, &mut model, &mut scratch);
+    // `model` stays consistent with `local`.
+    let mut check = vec![Mat4::IDENTITY; n];
+    local_to_model(&m.skeleton, &local, &mut check);
+    for (a, b) in model.iter().zip(&check) {
+        assert!(a.abs_diff_eq(*b, 1e-5));
+    }
+    let at = |name: &str| model[m.skeleton.find(name).unwrap()].w_axis.truncate();
+    // 1e-3 m: both chains reach well within it (the solvers' default tolerance is 1e-4 m).
+    assert!(
+        at("hand_r").distance(Vec3::new(-0.45, 1.25, 0.25)) < 1e-3,
+        "{}",
+        at("hand_r")
+    );
+    assert!(
+        at("hand_l").distance(Vec3::new(0.45, 1.25, 0.25)) < 1e-3,
+        "{}",
+        at("hand_l")
+    );
+    // The head's +Z axis points at the target: 1e-3 rad, since glam's angle_between itself is
+    // imprecise near 0 (the solver is tested to 1e-4 rad with an exact measure).
+    let head = model[m.skeleton.find("head").unwrap()];
+    let forward = head.transform_vector3(Vec3::Z).normalize();
+    let wanted = (Vec3::new(1.0, 1.6, 2.0) - head.w_axis.truncate()).normalize();
+    assert!(
+        forward.angle_between(wanted) < 1e-3,
+        "{}",
+        forward.angle_between(wanted)
+    );
+}
