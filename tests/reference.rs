@@ -126,3 +126,25 @@ fn robot_expressive_matches_three_js() {
         matches_three_js(&p, "ref-robot", &[]);
     }
 }
+
+#[test]
+fn random_characters_match_three_js() {
+    // Seeded random skinned characters (matrix nodes, negative scales, armature ancestors,
+    // several skins and bind poses, rigid parts, sparse data, STEP/LINEAR/CUBICSPLINE) posed by
+    // both tools at every key time, between keys and past the end. 40 cases keep the suite
+    // fast; `node tools/gltf-reference/fuzz-parity.mjs --count 1000 ...` runs more.
+    let Some(dir) = reference_dir() else { return };
+    let report = run(
+        Command::new("node").arg(dir.join("fuzz-parity.mjs")).args([
+            "--throng",
+            env!("CARGO_BIN_EXE_throng"),
+            "--count",
+            "40",
+            "--seed",
+            "7000",
+            "--quiet",
+        ]),
+        None,
+    );
+    assert!(report.contains("40 passed, 0 failed"), "{report}");
+}
