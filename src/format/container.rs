@@ -1,0 +1,369 @@
+//! The container layer of `.throng` files: a fixed header, a table of typed sections, each
+//! aligned so that its bytes can be used in place, and CRC-32 checksums over everything.
+//! docs/FORMAT.md describes the bytes. What the sections hold is defined by their users.
+//!
+//! The writer builds the file in memory and replaces the target atomically (temporary file in
+//! the same folder, then rename), so an interrupted write never leaves half a file. The reader
+//! maps the file and validates every count, offset and size before any use; it never panics
+//! and never allocates from an unchecked count.
+
+use std::io::Write as _;
+use std::ops::Range;
+use std::path::Path;
+
+use super::error::FormatError;
+
+/// The first 8 bytes of every `.throng` file.
+pub const MAGIC: [u8; 8] = *b"THRONG\0\x1a";
+/// Major version this build writes and reads; files of another major version are refused.
+pub const VERSION_MAJOR: u16 = 1;
+/// Minor version this build writes; newer minor versions only add sections and stay readable.
+pub const VERSION_MINOR: u16 = 0;
+/// Size of the header, bytes.
+pub const HEADER_SIZE: usize = 64;
+/// Size of one section table entry, bytes.
+pub const ENTRY_SIZE: usize = 32;
+/// Largest section alignment, bytes (a memory page).
+pub const MAX_ALIGN: u32 = 4096;
+
+/// A section kind: four ASCII bytes, e.g. `*b"TEXL"`.
+pub type Kind = [u8; 4];
+
+fn kind_name(kind: &Kind) -> String {
+    kind.iter()
+        .map(|b| {
+            if b.is_ascii_graphic() {
+                char::from(*b)
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+/// Builds a container: add sections, then [`Writer::write`] or [`Writer::to_bytes`].
+#[derive(Debug, Default)]
+pub struct Writer {
+    sections: Vec<(Kind, u32, Vec<u8>)>,
+}
+
+impl Writer {
+    /// An empty container.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a section of `kind` whose data starts at a multiple of `align` bytes (a power of
+    /// two from 1 to [`MAX_ALIGN`]).
+    ///
+    /// # Errors
+    /// [`FormatError::BadSection`] for a kind used twice, a kind that is not printable ASCII,
+    /// or a bad alignment.
+    pub fn add(&mut self, kind: Kind, align: u32, data: Vec<u8>) -> Result<&mut Self, FormatError> {
+        let bad = |what: String| FormatError::BadSection {
+            kind: kind_name(&kind),
+            what,
+        };
+        if !kind.iter().all(u8::is_ascii_graphic) {
+            return Err(bad("the kind must be 4 printable ASCII characters".into()));
+        }
+        if !align.is_power_of_two() || align > MAX_ALIGN {
+            return Err(bad(format!(
+                "alignment {align} is not a power of two up to {MAX_ALIGN}"
+            )));
+        }
+        if self.sections.iter().any(|(k, _, _)| *k == kind) {
+            return Err(bad("added twice".into()));
+        }
+        self.sections.push((kind, align, data));
+        Ok(self)
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let table_end = HEADER_SIZE + ENTRY_SIZE * self.sections.len();
+        let mut out = vec![0u8; table_end];
+        let mut entries = Vec::with_capacity(self.sections.len());
+        for (kind, align, data) in &self.sections {
+            let align = *align as usize;
+            while out.len() % align != 0 {
+                out.push(0);
+            }
+            entries.push((*kind, align as u32, out.len() as u64, data.len() as u64));
+            out.extend_from_slice(data);
+        }
+        for (i, (kind, align, offset, size)) in entries.iter().enumerate() {
+            let e = &mut out[HEADER_SIZE + i * ENTRY_SIZE..HEADER_SIZE + (i + 1) * ENTRY_SIZE];
+            e[0..4].copy_from_slice(kind);
+            e[8..16].copy_from_slice(&offset.to_le_bytes());
+            e[16..24].copy_from_slice(&size.to_le_bytes());
+            e[24..28].copy_from_slice(&align.to_le_bytes());
+        }
+        let body_crc = crc32fast::hash(&out[HEADER_SIZE..]);
+        let file_size = out.len() as u64;
+        let h = &mut out[..HEADER_SIZE];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..10].copy_from_slice(&VERSION_MAJOR.to_le_bytes());
+        h[10..12].copy_from_slice(&VERSION_MINOR.to_le_bytes());
+        h[16..24].copy_from_slice(&file_size.to_le_bytes());
+        h[24..28].copy_from_slice(&body_crc.to_le_bytes());
+        h[28..32].copy_from_slice(&(entries.len() as u32).to_le_bytes());
+        h[32..40].copy_from_slice(&(HEADER_SIZE as u64).to_le_bytes());
+        h[40..44].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        let header_crc = crc32fast::hash(&h[..60]);
+        h[60..64].copy_from_slice(&header_crc.to_le_bytes());
+        out
+    }
+
+    /// Writes the container to `path` atomically: into a temporary file beside it, flushed to
+    /// disk, then renamed over `path`. On any error the temporary file is removed and `path` is
+    /// untouched.
+    ///
+    /// # Errors
+    /// [`FormatError::Io`] naming the step that failed.
+    pub fn write(&self, path: &Path) -> Result<(), FormatError> {
+        let file = path.display().to_string();
+        let tmp = path.with_file_name(format!(
+            ".{}.tmp-{}",
+            path.file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            std::process::id()
+        ));
+        let result = (|| {
+            let mut f =
+                std::fs::File::create(&tmp).map_err(|e| (e, "creating a temporary file"))?;
+            f.write_all(&self.to_bytes()).map_err(|e| (e, "writing"))?;
+            f.sync_all().map_err(|e| (e, "flushing to disk"))?;
+            std::fs::rename(&tmp, path).map_err(|e| (e, "renaming into place"))
+        })();
+        result.map_err(|(source, what)| {
+            let _ = std::fs::remove_file(&tmp);
+            FormatError::Io { file, what, source }
+        })
+    }
+}
+
+/// One validated section table entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// Its kind.
+    pub kind: Kind,
+    /// Byte range in the file.
+    pub range: Range<usize>,
+    /// Alignment of its start, bytes.
+    pub align: u32,
+}
+
+/// Where a container's bytes live.
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+/// A validated container, memory-mapped or in memory. Section data is borrowed in place.
+pub struct Container {
+    file: String,
+    bytes: Bytes,
+    minor: u16,
+    sections: Vec<Section>,
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+impl Container {
+    /// Maps and validates the file at `path`.
+    ///
+    /// # Errors
+    /// [`FormatError`] saying what is wrong; never panics on any file content.
+    pub fn open(path: &Path) -> Result<Self, FormatError> {
+        let file = path.display().to_string();
+        let f = std::fs::File::open(path).map_err(|source| FormatError::Io {
+            file: file.clone(),
+            what: "opening",
+            source,
+        })?;
+        // SAFETY: the map is read-only. Another process truncating the file while it is mapped
+        // could fault; throng writes files atomically (rename), which never truncates in place.
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|source| FormatError::Io {
+            file: file.clone(),
+            what: "mapping",
+            source,
+        })?;
+        Self::validate(file, Bytes::Mapped(map))
+    }
+
+    /// Validates a container held in memory; `name` is used in messages.
+    ///
+    /// # Errors
+    /// As [`Container::open`].
+    pub fn from_bytes(bytes: Vec<u8>, name: &str) -> Result<Self, FormatError> {
+        Self::validate(name.to_string(), Bytes::Owned(bytes))
+    }
+
+    fn validate(file: String, bytes: Bytes) -> Result<Self, FormatError> {
+        let b: &[u8] = match &bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        };
+        let malformed = |what: String| FormatError::Malformed {
+            file: file.clone(),
+            what,
+        };
+        if b.len() < 8 || b[..8] != MAGIC {
+            return Err(FormatError::NotThrong { file });
+        }
+        if b.len() < HEADER_SIZE {
+            return Err(FormatError::Size {
+                file,
+                declared: HEADER_SIZE as u64,
+                actual: b.len() as u64,
+            });
+        }
+        let (major, minor) = (u16_at(b, 8), u16_at(b, 10));
+        if major != VERSION_MAJOR {
+            let who = if major > VERSION_MAJOR {
+                "a newer"
+            } else {
+                "an older"
+            };
+            return Err(FormatError::Version {
+                file,
+                what: format!(
+                    "made by {who} throng (format {major}.{minor}); this build reads {VERSION_MAJOR}.x"
+                ),
+            });
+        }
+        let header_crc = crc32fast::hash(&b[..60]);
+        if header_crc != u32_at(b, 60) {
+            return Err(FormatError::Checksum {
+                file,
+                part: "header",
+                found: header_crc,
+                expected: u32_at(b, 60),
+            });
+        }
+        let declared = u64_at(b, 16);
+        if declared != b.len() as u64 {
+            return Err(FormatError::Size {
+                file,
+                declared,
+                actual: b.len() as u64,
+            });
+        }
+        let body_crc = crc32fast::hash(&b[HEADER_SIZE..]);
+        if body_crc != u32_at(b, 24) {
+            return Err(FormatError::Checksum {
+                file,
+                part: "content",
+                found: body_crc,
+                expected: u32_at(b, 24),
+            });
+        }
+        if u32_at(b, 40) as usize != HEADER_SIZE {
+            return Err(malformed(format!(
+                "header size is {}, expected {HEADER_SIZE}",
+                u32_at(b, 40)
+            )));
+        }
+        let count = u32_at(b, 28) as usize;
+        let table = u64_at(b, 32);
+        let table_end = count
+            .checked_mul(ENTRY_SIZE)
+            .and_then(|n| usize::try_from(table).ok()?.checked_add(n))
+            .filter(|end| *end <= b.len() && table as usize >= HEADER_SIZE)
+            .ok_or_else(|| malformed(format!("section table of {count} entries at byte {table} does not fit in the file ({} bytes)", b.len())))?;
+        let mut sections: Vec<Section> = Vec::with_capacity(count);
+        for i in 0..count {
+            let e = &b[table as usize + i * ENTRY_SIZE..table as usize + (i + 1) * ENTRY_SIZE];
+            let kind: Kind = [e[0], e[1], e[2], e[3]];
+            let name = kind_name(&kind);
+            let (offset, size, align) = (u64_at(e, 8), u64_at(e, 16), u32_at(e, 24));
+            if !kind.iter().all(u8::is_ascii_graphic) {
+                return Err(malformed(format!(
+                    "section {i}: kind is not 4 printable ASCII characters"
+                )));
+            }
+            if !align.is_power_of_two() || align > MAX_ALIGN {
+                return Err(malformed(format!(
+                    "section {i} ('{name}'): alignment {align} is not a power of two up to {MAX_ALIGN}"
+                )));
+            }
+            let range = usize::try_from(offset)
+                .ok()
+                .zip(usize::try_from(size).ok())
+                .and_then(|(o, s)| Some(o..o.checked_add(s)?))
+                .filter(|r| r.end <= b.len())
+                .ok_or_else(|| malformed(format!("section {i} ('{name}'): bytes {offset}..+{size} lie outside the file ({} bytes)", b.len())))?;
+            if range.start < table_end {
+                return Err(malformed(format!(
+                    "section {i} ('{name}'): starts at byte {offset}, inside the header or section table"
+                )));
+            }
+            if range.start % align as usize != 0 {
+                return Err(malformed(format!(
+                    "section {i} ('{name}'): offset {offset} is not a multiple of its alignment {align}"
+                )));
+            }
+            if let Some(prev) = sections.last()
+                && range.start < prev.range.end
+            {
+                return Err(malformed(format!(
+                    "section {i} ('{name}'): overlaps or precedes section '{}' (sections must be in file order)",
+                    kind_name(&prev.kind)
+                )));
+            }
+            if sections.iter().any(|s| s.kind == kind) {
+                return Err(malformed(format!(
+                    "section {i} ('{name}'): the kind appears twice"
+                )));
+            }
+            sections.push(Section { kind, range, align });
+        }
+        Ok(Self {
+            file,
+            bytes,
+            minor,
+            sections,
+        })
+    }
+
+    /// The file name used in messages.
+    pub fn name(&self) -> &str {
+        &self.file
+    }
+
+    /// The format version of the file (major is always [`VERSION_MAJOR`]).
+    pub fn version(&self) -> (u16, u16) {
+        (VERSION_MAJOR, self.minor)
+    }
+
+    /// The whole file.
+    pub fn bytes(&self) -> &[u8] {
+        match &self.bytes {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+
+    /// The sections, in file order.
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    /// The data of the section of `kind`, in place, if the file has one.
+    pub fn section(&self, kind: Kind) -> Option<&[u8]> {
+        let s = self.sections.iter().find(|s| s.kind == kind)?;
+        self.bytes().get(s.range.clone())
+    }
+}
