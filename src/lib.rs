@@ -37,10 +37,12 @@
 //! - [`mesh`]: skinned meshes, materials, bounds.
 //! - [`import`]: glTF import and the procedural mannequin.
 //! - [`character`]: character files (TOML): blend trees, state machine, IK, events, root motion.
+//! - [`bake`]: frame schedules and bone-matrix texels (f32 bit-exact, f16 with measured error).
 //! - [`format`]: the `.throng` container (header, sections, checksums, atomic writer, mapped reader).
 //! - [`cli`]: the `throng` command line (glue only).
 
 pub mod anim;
+pub mod bake;
 pub mod character;
 pub mod cli;
 pub mod format;

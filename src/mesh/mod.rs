@@ -3,11 +3,15 @@
 //! - [`SkinnedMesh`]: positions, normals, UVs, four joint influences per vertex, indices.
 //! - [`Material`]: base colour factor and optional decoded base-colour texture.
 //! - [`Aabb`]: axis-aligned bounds.
+//! - [`generate`] / [`simplify`] ([`LodLevel`]): LOD levels made with the meshoptimizer
+//!   simplifier, keeping the skin attributes of the vertices they keep.
 
 mod bounds;
+mod lod;
 mod material;
 mod skinned;
 
 pub use bounds::Aabb;
+pub use lod::{LodError, LodLevel, LodOptions, generate, simplify};
 pub use material::{Material, Texture};
 pub use skinned::{MeshError, SkinnedMesh, smooth_normals};
