@@ -256,27 +256,23 @@ impl Ctx<'_> {
                 None => Ok(()),
             }
         };
+        // Keys that only combining nodes take; clip and tree nodes refuse them.
+        let leaf_only = [
+            ("children", s.children.is_some()),
+            ("base", s.base.is_some()),
+            ("mask", s.mask.is_some()),
+            ("weight", s.weight.is_some()),
+            ("reference", s.reference.is_some()),
+        ];
         let node = if let Some(clip) = &s.clip {
-            for_fields(&[
-                ("children", s.children.is_some()),
-                ("base", s.base.is_some()),
-                ("mask", s.mask.is_some()),
-                ("weight", s.weight.is_some()),
-                ("reference", s.reference.is_some()),
-            ])?;
+            for_fields(&leaf_only)?;
             Node::Clip {
                 clip: self.clip(clip, owner)?,
                 speed,
                 looping,
             }
         } else if let Some(tree) = &s.tree {
-            for_fields(&[
-                ("children", s.children.is_some()),
-                ("base", s.base.is_some()),
-                ("mask", s.mask.is_some()),
-                ("weight", s.weight.is_some()),
-                ("reference", s.reference.is_some()),
-            ])?;
+            for_fields(&leaf_only)?;
             let name = tree.get_ref();
             let Some(def) = self.trees.get(name) else {
                 let names: Vec<&str> = self.trees.keys().map(String::as_str).collect();

@@ -92,14 +92,9 @@ impl TestGltf {
         ty: &str,
         normalized: bool,
     ) -> usize {
-        let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
-        while self.bin.len() % 4 != 0 {
-            self.bin.push(0);
-        }
-        self.views
-            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
-        let mut acc = json!({"bufferView": self.views.len() - 1, "componentType": component, "count": count, "type": ty});
+        let view = self.view(bytes);
+        let mut acc =
+            json!({"bufferView": view, "componentType": component, "count": count, "type": ty});
         if normalized {
             acc["normalized"] = json!(true);
         }
