@@ -237,20 +237,6 @@ fn exercise(model: &Model) {
     }
 }
 
-/// A small deterministic xorshift generator, so the corruptions are the same on every run.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 fn no_panic(name: &str, what: &str, bytes: &[u8]) -> bool {
     let result = catch_unwind(AssertUnwindSafe(|| {
         if let Ok(model) = load_bytes(bytes, name, &ImportOptions::default()) {
@@ -281,7 +267,7 @@ fn fuzz_model(name: &str, bytes: &[u8]) {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0x9E37_79B9_7F4A_7C15u64);
-    let mut rng = Rng(seed ^ bytes.len() as u64 | 1);
+    let mut rng = common::Rng(seed ^ bytes.len() as u64 | 1);
     // Truncations: every offset in the headers, then 150 spread over the file.
     let mut cuts: Vec<usize> = (0..64.min(bytes.len())).collect();
     cuts.extend((0..150).map(|i| i * bytes.len() / 150));

@@ -2,21 +2,9 @@
 
 mod common;
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn throng(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::throng;
 
 fn mannequin() -> String {
     common::mannequin_path().display().to_string()

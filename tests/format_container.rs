@@ -6,10 +6,10 @@ mod common;
 
 use throng::format::{Container, FormatError, HEADER_SIZE, Writer};
 
-fn sample() -> Writer {
+fn sample() -> Writer<'static> {
     let mut w = Writer::new();
     w.add(*b"STRS", 1, b"hello".to_vec()).unwrap();
-    w.add(*b"MESH", 16, (0u8..37).collect()).unwrap();
+    w.add(*b"MESH", 16, (0u8..37).collect::<Vec<u8>>()).unwrap();
     w.add(*b"TEXL", 4096, vec![7u8; 100]).unwrap();
     w.add(*b"EMPT", 8, Vec::new()).unwrap();
     w
@@ -24,7 +24,7 @@ fn reseal(b: &mut [u8]) {
 }
 
 fn error_of(bytes: Vec<u8>) -> String {
-    match Container::from_bytes(bytes, "x.throng") {
+    match Container::from_bytes(&bytes, "x.throng") {
         Ok(_) => panic!("expected an error"),
         Err(e) => e.to_string(),
     }
@@ -33,7 +33,7 @@ fn error_of(bytes: Vec<u8>) -> String {
 #[test]
 fn round_trip_in_memory_and_through_a_mapped_file() {
     let bytes = sample().to_bytes();
-    let c = Container::from_bytes(bytes.clone(), "mem").unwrap();
+    let c = Container::from_bytes(&bytes, "mem").unwrap();
     assert_eq!(c.version(), (1, 0));
     assert_eq!(c.section(*b"STRS"), Some(&b"hello"[..]));
     assert_eq!(c.section(*b"MESH").unwrap(), (0u8..37).collect::<Vec<_>>());
@@ -87,7 +87,7 @@ fn every_single_flipped_bit_is_caught() {
             let mut b = bytes.clone();
             b[i] ^= 1 << bit;
             assert!(
-                Container::from_bytes(b, "x").is_err(),
+                Container::from_bytes(&b, "x").is_err(),
                 "flipping bit {bit} of byte {i} went unnoticed"
             );
         }
@@ -99,13 +99,13 @@ fn every_truncation_is_refused() {
     let bytes = sample().to_bytes();
     for len in 0..bytes.len() {
         assert!(
-            Container::from_bytes(bytes[..len].to_vec(), "x").is_err(),
+            Container::from_bytes(&bytes[..len], "x").is_err(),
             "truncation to {len} bytes was accepted"
         );
     }
     assert!(
         error_of(bytes[..10].to_vec())
-            .contains("the header says the file is 64 bytes, but it is 10")
+            .contains("the file is 10 bytes, shorter than the 64-byte header")
     );
     assert!(error_of(b"GLTF....".to_vec()).contains("not a throng file"));
 }
@@ -130,7 +130,7 @@ fn other_major_versions_are_named() {
     let mut b = sample().to_bytes();
     b[10..12].copy_from_slice(&7u16.to_le_bytes());
     reseal(&mut b);
-    assert_eq!(Container::from_bytes(b, "x").unwrap().version(), (1, 7));
+    assert_eq!(Container::from_bytes(&b, "x").unwrap().version(), (1, 7));
 }
 
 /// Sets field `at..at+N` of section table entry `i` and reseals.

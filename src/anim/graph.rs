@@ -709,6 +709,46 @@ impl BlendTree {
         &state.phase
     }
 
+    /// Whether the root loops.
+    pub fn looping(&self) -> bool {
+        self.looping[self.root]
+    }
+
+    /// Length of the root's cycle as of the last [`BlendTree::advance`], seconds (0 for a
+    /// single pose).
+    pub fn root_cycle(&self, state: &TreeState) -> f32 {
+        state.cycle[self.root]
+    }
+
+    /// The other clocks that played with non-zero weight in the last [`BlendTree::advance`]:
+    /// the cycle length (seconds) and looping flag of every layered `over` subtree and every
+    /// additive clip. A state repeats exactly only after a whole number of cycles of the root
+    /// and of each of these.
+    pub fn independent_clocks(&self, clips: &[Clip], state: &TreeState) -> Vec<(f32, bool)> {
+        let mut out = Vec::new();
+        for (node, n) in self.nodes.iter().enumerate() {
+            if state.weight[node] <= 0.0 {
+                continue;
+            }
+            if node != self.root && !self.synced[node] && state.cycle[node] > 0.0 {
+                out.push((state.cycle[node], self.looping[node]));
+            }
+            if let Node::Additive {
+                clip,
+                speed,
+                looping,
+                ..
+            } = n
+            {
+                let d = clips[*clip].duration() / speed;
+                if d > 0.0 {
+                    out.push((d, *looping));
+                }
+            }
+        }
+        out
+    }
+
     /// Normalised time of the root since the state started (1.0 = one cycle; unwrapped).
     pub fn elapsed_cycles(&self, state: &TreeState) -> f32 {
         state.elapsed

@@ -1,12 +1,7 @@
-//! Which frames a clip is baked at, and baking them: skinning matrices per frame, through the
-//! same sampling, forward kinematics and skinning code the runtime and `throng pose` use, so
-//! that f32 texels are bit-identical to what the CPU pipeline computes at those times.
-
-use glam::Mat4;
-use rayon::prelude::*;
+//! Which frames an animation is baked at: evenly spaced over its duration, without a seam
+//! frame when it loops.
 
 use super::error::BakeError;
-use crate::anim::{Clip, Skeleton, Transform, local_to_model, sample, skinning_matrices};
 
 /// Most frames one clip may be baked to (a minute at 240 frames per second): a texture must
 /// stay loadable, and more frames are a sign of a wrong rate or a broken duration.
@@ -87,23 +82,6 @@ impl FrameSchedule {
             self.duration / intervals as f32
         }
     }
-}
-
-/// Skinning matrices of every frame of `clip`, frame-major: frame `i`, joint `j` at
-/// `out[i * joints + j]`. Frames are computed in parallel (rayon); each is exactly
-/// `sample` + `local_to_model` + `skinning_matrices` at `schedule.time(i)`.
-pub fn bake_clip(clip: &Clip, skeleton: &Skeleton, schedule: &FrameSchedule) -> Vec<Mat4> {
-    let n = skeleton.len();
-    let mut out = vec![Mat4::IDENTITY; n * schedule.count as usize];
-    out.par_chunks_mut(n).enumerate().for_each_init(
-        || (vec![Transform::IDENTITY; n], vec![Mat4::IDENTITY; n]),
-        |(local, world), (i, frame)| {
-            sample(clip, skeleton, schedule.time(i as u32), local);
-            local_to_model(skeleton, local, world);
-            skinning_matrices(skeleton, world, frame);
-        },
-    );
-    out
 }
 
 #[cfg(test)]

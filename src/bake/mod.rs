@@ -1,14 +1,26 @@
-//! Baking: sampling every frame of a clip through the animation pipeline into bone-matrix
-//! texels. So far: frame schedules, per-frame skinning matrices (bit-identical to the CPU
-//! pipeline), texel rows, f16 packing and the error measures. Recipes, LOD meshes and writing
-//! `.throng` files come next.
+//! Baking: every selected clip and state of a recipe's characters sampled frame by frame
+//! through the animation pipeline into bone-matrix texels, with skeletons, events, root
+//! motion, per-frame bounds, LOD meshes and measured errors, ready for `format` to write.
+//!
+//! - `recipe`: the TOML recipe ([`Recipe`]), or the defaults for a bare model;
+//! - `frames`: which times a clip is baked at ([`FrameSchedule`]);
+//! - `texels`: matrices as 3×4 rows, f16 packing, error measures;
+//! - `measure`: cheap conservative bounds and errors from per-joint boxes;
+//! - `baker`: [`bake`] itself.
 
+mod baker;
 mod error;
 pub mod frames;
+pub mod measure;
+pub mod recipe;
 pub mod texels;
 
+pub use baker::{
+    AnimReport, BakeOptions, BakeReport, Baked, CharacterReport, Progress, TOOL, bake, inputs,
+};
 pub use error::BakeError;
-pub use frames::{FrameSchedule, MAX_FRAMES, bake_clip};
+pub use frames::{FrameSchedule, MAX_FRAMES};
+pub use recipe::{PrecisionChoice, Rate, Recipe};
 pub use texels::{
-    Precision, from_f16, from_rows, rows, skinned_error, through_f16, to_f16, to_texels,
+    Precision, from_f16, from_rows, lerp, rows, skinned_error, through_f16, to_f16, to_texels,
 };

@@ -8,6 +8,7 @@
 
 mod error;
 mod file;
+mod poser;
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -17,6 +18,7 @@ use glam::{Mat4, Vec3};
 use toml::Spanned;
 
 pub use error::CharacterError;
+pub use poser::Poser;
 
 use crate::anim::events::{Event, EventTrack};
 use crate::anim::graph::{BlendTree, Node, NodeId, Weight};

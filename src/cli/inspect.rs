@@ -8,6 +8,20 @@ use serde::Serialize;
 use super::ModelArgs;
 use crate::import::Model;
 
+/// Whether `path` is a `.throng` file (by extension, or by its first bytes).
+fn is_throng(path: &std::path::Path) -> bool {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("throng"))
+    {
+        return true;
+    }
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+        .is_ok_and(|()| magic == crate::format::MAGIC)
+}
+
 /// Arguments of `throng inspect`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -167,6 +181,9 @@ pub(super) fn text(r: &Report) -> String {
 }
 
 pub(super) fn run(args: &Args) -> Result<()> {
+    if is_throng(&args.model.model) {
+        return super::inspect_throng::run(&args.model.model, args.json);
+    }
     let model = args.model.load()?;
     let r = report(&model);
     if args.json {

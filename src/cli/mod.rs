@@ -1,6 +1,9 @@
 //! The `throng` command line: argument parsing and glue between the library modules.
 
+mod bake;
+mod export_texture;
 mod inspect;
+mod inspect_throng;
 mod mannequin;
 mod play;
 mod pose;
@@ -28,7 +31,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Print a model's joint tree, clips, meshes and import warnings.
+    /// Bake a recipe (or a bare glTF model) into a .throng file: bone-matrix texture, clips and
+    /// states, events, bounds, LOD meshes.
+    Bake(bake::Args),
+    /// Write the bone-matrix texels of a .throng file as an image (.exr floats or .png preview).
+    ExportTexture(export_texture::Args),
+    /// Print a model's joint tree, clips, meshes and import warnings, or what a .throng file
+    /// holds (sections, characters, animations, events, LODs, errors measured at bake time).
     Inspect(inspect::Args),
     /// Evaluate clips at given times and print joint matrices (and skinned vertices) as JSON.
     Pose(pose::Args),
@@ -86,6 +95,8 @@ fn load_model(path: &Path, merge: MergeArg, images: Images) -> Result<Model> {
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
+        Some(Command::Bake(args)) => bake::run(&args),
+        Some(Command::ExportTexture(args)) => export_texture::run(&args),
         Some(Command::Inspect(args)) => inspect::run(&args),
         Some(Command::Pose(args)) => pose::run(&args),
         Some(Command::GenMannequin(args)) => mannequin::run(&args),

@@ -6,12 +6,12 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 use serde::Serialize;
 
 use super::{MergeArg, load_model};
-use crate::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
-use crate::character::Character;
+use crate::anim::Playback;
+use crate::character::{Character, Poser};
 use crate::import::{Images, Model};
 
 /// Arguments of `throng pose`.
@@ -89,11 +89,8 @@ struct PrimitiveOut {
 
 /// Reusable buffers for one model.
 struct Buffers {
-    /// The joints printed: those of glTF skins (all joints for a model without skins).
     printed: Vec<usize>,
-    local: Vec<Transform>,
-    world: Vec<Mat4>,
-    skin: Vec<Mat4>,
+    poser: Poser,
     pos: Vec<Vec3>,
     nrm: Vec<Vec3>,
 }
@@ -108,15 +105,12 @@ impl Buffers {
             } else {
                 skin_joints
             },
-            local: vec![Transform::IDENTITY; n],
-            world: vec![Mat4::IDENTITY; n],
-            skin: vec![Mat4::IDENTITY; n],
+            poser: Poser::new(model),
             pos: Vec::new(),
             nrm: Vec::new(),
         }
     }
 
-    /// The sample for the pose now in `world` (skinning matrices computed here).
     fn sample(
         &mut self,
         model: &Model,
@@ -125,13 +119,13 @@ impl Buffers {
         time: f32,
         positions: bool,
     ) -> SampleOut {
-        skinning_matrices(&model.skeleton, &self.world, &mut self.skin);
+        let (world, skin) = (self.poser.world(), self.poser.skin());
         let primitives = positions.then(|| {
             model
                 .meshes
                 .iter()
                 .map(|m| {
-                    m.mesh.skin(&self.skin, &mut self.pos, &mut self.nrm);
+                    m.mesh.skin(skin, &mut self.pos, &mut self.nrm);
                     PrimitiveOut {
                         node: m.source.node,
                         mesh: m.source.mesh,
@@ -148,12 +142,12 @@ impl Buffers {
             world: self
                 .printed
                 .iter()
-                .map(|&j| self.world[j].to_cols_array())
+                .map(|&j| world[j].to_cols_array())
                 .collect(),
             skin: self
                 .printed
                 .iter()
-                .map(|&j| self.skin[j].to_cols_array())
+                .map(|&j| skin[j].to_cols_array())
                 .collect(),
             primitives,
         }
@@ -193,19 +187,7 @@ fn clip_samples(model: &Model, args: &Args, b: &mut Buffers) -> Result<Vec<Sampl
             }
         };
         for time in times {
-            match clip {
-                Some(c) => {
-                    let clip = &model.clips[c];
-                    sample(
-                        clip,
-                        &model.skeleton,
-                        clip.local_time(time, Playback::Clamp),
-                        &mut b.local,
-                    );
-                }
-                None => b.local.copy_from_slice(model.skeleton.rest()),
-            }
-            local_to_model(&model.skeleton, &b.local, &mut b.world);
+            b.poser.clip(model, clip, time, Playback::Clamp);
             samples.push(b.sample(
                 model,
                 clip.map(|c| model.clips[c].name().to_string()),
@@ -285,22 +267,9 @@ fn state_samples(character: &Character, args: &Args, b: &mut Buffers) -> Result<
     } else {
         args.times.clone()
     };
-    let mut scratch = tree.new_scratch();
-    let mut ik_scratch = vec![Vec3::ZERO; character.ik_scratch_len()];
     let mut samples = Vec::new();
     for time in times {
-        let mut st = tree.new_state();
-        tree.advance(&model.clips, &[], &mut st, &params, time, |_| {});
-        tree.evaluate(
-            &model.clips,
-            &model.skeleton,
-            &mut st,
-            &params,
-            &mut scratch,
-            &mut b.local,
-        );
-        local_to_model(&model.skeleton, &b.local, &mut b.world);
-        character.apply_ik(&params, &mut b.local, &mut b.world, &mut ik_scratch);
+        b.poser.state(character, state, &params, time);
         samples.push(b.sample(
             model,
             None,

@@ -7,6 +7,7 @@
 //! maps the file and validates every count, offset and size before any use; it never panics
 //! and never allocates from an unchecked count.
 
+use std::borrow::Cow;
 use std::io::Write as _;
 use std::ops::Range;
 use std::path::Path;
@@ -41,13 +42,24 @@ fn kind_name(kind: &Kind) -> String {
         .collect()
 }
 
-/// Builds a container: add sections, then [`Writer::write`] or [`Writer::to_bytes`].
+/// Builds a container: add sections, then [`Writer::write`] or [`Writer::to_bytes`]. Section
+/// data is borrowed where it can be, and made of chunks, so that large texel and mesh arrays go
+/// to disk without being copied together first.
 #[derive(Debug, Default)]
-pub struct Writer {
-    sections: Vec<(Kind, u32, Vec<u8>)>,
+pub struct Writer<'a> {
+    sections: Vec<PendingSection<'a>>,
 }
 
-impl Writer {
+/// A section to write: kind, alignment and its data in chunks.
+type PendingSection<'a> = (Kind, u32, Vec<Cow<'a, [u8]>>);
+
+/// Where each section goes: (offset, size), and the file size.
+struct Layout {
+    places: Vec<(u64, u64)>,
+    size: u64,
+}
+
+impl<'a> Writer<'a> {
     /// An empty container.
     pub fn new() -> Self {
         Self::default()
@@ -59,7 +71,25 @@ impl Writer {
     /// # Errors
     /// [`FormatError::BadSection`] for a kind used twice, a kind that is not printable ASCII,
     /// or a bad alignment.
-    pub fn add(&mut self, kind: Kind, align: u32, data: Vec<u8>) -> Result<&mut Self, FormatError> {
+    pub fn add(
+        &mut self,
+        kind: Kind,
+        align: u32,
+        data: impl Into<Cow<'a, [u8]>>,
+    ) -> Result<&mut Self, FormatError> {
+        self.add_chunks(kind, align, vec![data.into()])
+    }
+
+    /// Adds a section whose data is `chunks` one after the other; see [`Writer::add`].
+    ///
+    /// # Errors
+    /// As [`Writer::add`].
+    pub fn add_chunks(
+        &mut self,
+        kind: Kind,
+        align: u32,
+        chunks: Vec<Cow<'a, [u8]>>,
+    ) -> Result<&mut Self, FormatError> {
         let bad = |what: String| FormatError::BadSection {
             kind: kind_name(&kind),
             what,
@@ -75,43 +105,97 @@ impl Writer {
         if self.sections.iter().any(|(k, _, _)| *k == kind) {
             return Err(bad("added twice".into()));
         }
-        self.sections.push((kind, align, data));
+        self.sections.push((kind, align, chunks));
         Ok(self)
     }
 
-    /// The file's bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let table_end = HEADER_SIZE + ENTRY_SIZE * self.sections.len();
-        let mut out = vec![0u8; table_end];
-        let mut entries = Vec::with_capacity(self.sections.len());
-        for (kind, align, data) in &self.sections {
-            let align = *align as usize;
-            while out.len() % align != 0 {
-                out.push(0);
-            }
-            entries.push((*kind, align as u32, out.len() as u64, data.len() as u64));
-            out.extend_from_slice(data);
-        }
-        for (i, (kind, align, offset, size)) in entries.iter().enumerate() {
-            let e = &mut out[HEADER_SIZE + i * ENTRY_SIZE..HEADER_SIZE + (i + 1) * ENTRY_SIZE];
+    fn layout(&self) -> Layout {
+        let mut at = (HEADER_SIZE + ENTRY_SIZE * self.sections.len()) as u64;
+        let places = self
+            .sections
+            .iter()
+            .map(|(_, align, chunks)| {
+                at = at.next_multiple_of(u64::from(*align));
+                let size: u64 = chunks.iter().map(|c| c.len() as u64).sum();
+                let place = (at, size);
+                at += size;
+                place
+            })
+            .collect();
+        Layout { places, size: at }
+    }
+
+    /// The section table, and the header once the content CRC is known.
+    fn table(&self, layout: &Layout) -> Vec<u8> {
+        let mut t = vec![0u8; ENTRY_SIZE * self.sections.len()];
+        for (i, ((kind, align, _), (offset, size))) in
+            self.sections.iter().zip(&layout.places).enumerate()
+        {
+            let e = &mut t[i * ENTRY_SIZE..(i + 1) * ENTRY_SIZE];
             e[0..4].copy_from_slice(kind);
             e[8..16].copy_from_slice(&offset.to_le_bytes());
             e[16..24].copy_from_slice(&size.to_le_bytes());
             e[24..28].copy_from_slice(&align.to_le_bytes());
         }
-        let body_crc = crc32fast::hash(&out[HEADER_SIZE..]);
-        let file_size = out.len() as u64;
-        let h = &mut out[..HEADER_SIZE];
+        t
+    }
+
+    fn header(&self, layout: &Layout, content_crc: u32) -> [u8; HEADER_SIZE] {
+        let mut h = [0u8; HEADER_SIZE];
         h[0..8].copy_from_slice(&MAGIC);
         h[8..10].copy_from_slice(&VERSION_MAJOR.to_le_bytes());
         h[10..12].copy_from_slice(&VERSION_MINOR.to_le_bytes());
-        h[16..24].copy_from_slice(&file_size.to_le_bytes());
-        h[24..28].copy_from_slice(&body_crc.to_le_bytes());
-        h[28..32].copy_from_slice(&(entries.len() as u32).to_le_bytes());
+        h[16..24].copy_from_slice(&layout.size.to_le_bytes());
+        h[24..28].copy_from_slice(&content_crc.to_le_bytes());
+        h[28..32].copy_from_slice(&(self.sections.len() as u32).to_le_bytes());
         h[32..40].copy_from_slice(&(HEADER_SIZE as u64).to_le_bytes());
         h[40..44].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
         let header_crc = crc32fast::hash(&h[..60]);
         h[60..64].copy_from_slice(&header_crc.to_le_bytes());
+        h
+    }
+
+    /// Feeds the content (everything after the header) to `sink` in order, padding included.
+    fn content(
+        &self,
+        layout: &Layout,
+        table: &[u8],
+        mut sink: impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        sink(table)?;
+        let mut at = (HEADER_SIZE + table.len()) as u64;
+        let zeros = [0u8; MAX_ALIGN as usize];
+        for ((_, _, chunks), (offset, size)) in self.sections.iter().zip(&layout.places) {
+            sink(&zeros[..(offset - at) as usize])?;
+            for c in chunks {
+                sink(c)?;
+            }
+            at = offset + size;
+        }
+        Ok(())
+    }
+
+    fn content_crc(&self, layout: &Layout, table: &[u8]) -> u32 {
+        let mut h = crc32fast::Hasher::new();
+        // Hashing cannot fail.
+        let _ = self.content(layout, table, |b| {
+            h.update(b);
+            Ok(())
+        });
+        h.finalize()
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let layout = self.layout();
+        let table = self.table(&layout);
+        let crc = self.content_crc(&layout, &table);
+        let mut out = Vec::with_capacity(layout.size as usize);
+        out.extend_from_slice(&self.header(&layout, crc));
+        let _ = self.content(&layout, &table, |b| {
+            out.extend_from_slice(b);
+            Ok(())
+        });
         out
     }
 
@@ -130,10 +214,16 @@ impl Writer {
                 .unwrap_or_default(),
             std::process::id()
         ));
+        let layout = self.layout();
+        let table = self.table(&layout);
+        let header = self.header(&layout, self.content_crc(&layout, &table));
         let result = (|| {
-            let mut f =
-                std::fs::File::create(&tmp).map_err(|e| (e, "creating a temporary file"))?;
-            f.write_all(&self.to_bytes()).map_err(|e| (e, "writing"))?;
+            let f = std::fs::File::create(&tmp).map_err(|e| (e, "creating a temporary file"))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            w.write_all(&header).map_err(|e| (e, "writing"))?;
+            self.content(&layout, &table, |b| w.write_all(b))
+                .map_err(|e| (e, "writing"))?;
+            let f = w.into_inner().map_err(|e| (e.into_error(), "writing"))?;
             f.sync_all().map_err(|e| (e, "flushing to disk"))?;
             std::fs::rename(&tmp, path).map_err(|e| (e, "renaming into place"))
         })();
@@ -158,7 +248,25 @@ pub struct Section {
 /// Where a container's bytes live.
 enum Bytes {
     Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
+    /// Copied into 16-byte blocks, so that sections keep the alignment they have in a mapped
+    /// file (up to 16) and can be viewed as typed slices.
+    Owned(Vec<Block>, usize),
+}
+
+#[repr(C, align(16))]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Block([u8; 16]);
+
+impl Bytes {
+    fn get(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(blocks, len) => {
+                let all: &[u8] = bytemuck::cast_slice(blocks);
+                all.get(..*len).unwrap_or(all)
+            }
+        }
+    }
 }
 
 /// A validated container, memory-mapped or in memory. Section data is borrowed in place.
@@ -207,15 +315,14 @@ impl Container {
     ///
     /// # Errors
     /// As [`Container::open`].
-    pub fn from_bytes(bytes: Vec<u8>, name: &str) -> Result<Self, FormatError> {
-        Self::validate(name.to_string(), Bytes::Owned(bytes))
+    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Self, FormatError> {
+        let mut blocks = vec![Block([0; 16]); bytes.len().div_ceil(16)];
+        bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[..bytes.len()].copy_from_slice(bytes);
+        Self::validate(name.to_string(), Bytes::Owned(blocks, bytes.len()))
     }
 
     fn validate(file: String, bytes: Bytes) -> Result<Self, FormatError> {
-        let b: &[u8] = match &bytes {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
-        };
+        let b: &[u8] = bytes.get();
         let malformed = |what: String| FormatError::Malformed {
             file: file.clone(),
             what,
@@ -224,10 +331,12 @@ impl Container {
             return Err(FormatError::NotThrong { file });
         }
         if b.len() < HEADER_SIZE {
-            return Err(FormatError::Size {
+            return Err(FormatError::Malformed {
+                what: format!(
+                    "the file is {} bytes, shorter than the {HEADER_SIZE}-byte header (truncated)",
+                    b.len()
+                ),
                 file,
-                declared: HEADER_SIZE as u64,
-                actual: b.len() as u64,
             });
         }
         let (major, minor) = (u16_at(b, 8), u16_at(b, 10));
@@ -350,10 +459,7 @@ impl Container {
 
     /// The whole file.
     pub fn bytes(&self) -> &[u8] {
-        match &self.bytes {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
-        }
+        self.bytes.get()
     }
 
     /// The sections, in file order.

@@ -1,12 +1,22 @@
-//! The `.throng` file format. So far the container layer: header, section table, alignment,
-//! checksums, an atomic writer and a validating memory-mapped reader (docs/FORMAT.md). The
-//! baked sections (skeletons, clips, meshes, the bone-matrix texture) come with the baker.
+//! The `.throng` file format (docs/FORMAT.md). The container layer (`container`): header,
+//! section table, alignment, checksums, an atomic writer and a validating memory-mapped
+//! reader. The baked layer on top: fixed-size record tables (`records`), bake metadata
+//! (`metadata`), a [`Builder`] the baker fills, and [`ThrongFile`], which validates every
+//! table before handing out typed, in-place views.
 
+mod builder;
 mod container;
 mod error;
+mod metadata;
+mod reader;
+pub mod records;
 
+pub use builder::Builder;
 pub use container::{
     Container, ENTRY_SIZE, HEADER_SIZE, Kind, MAGIC, MAX_ALIGN, Section, VERSION_MAJOR,
     VERSION_MINOR, Writer,
 };
 pub use error::FormatError;
+pub use metadata::{InputFile, Metadata};
+pub use reader::{MAX_JOINTS, Texels, ThrongFile};
+pub use records::TexelFormat;

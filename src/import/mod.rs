@@ -117,6 +117,20 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> 
     gltf::import(&bytes, &file, path.parent(), options)
 }
 
+/// Every file importing `path` reads: the model and the external buffers and images it refers
+/// to (for a bake to notice when any of them changes). Files that cannot be read are listed
+/// anyway; reading them is what reports the error.
+pub fn source_files(path: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = vec![path.to_path_buf()];
+    if let Ok(bytes) = std::fs::read(path) {
+        files.extend(gltf::external_files(
+            &bytes,
+            path.parent().unwrap_or(Path::new(".")),
+        ));
+    }
+    files
+}
+
 /// Loads a model from memory. `name` is used in messages; external files cannot be resolved,
 /// so buffers and images must be embedded (GLB chunk or data URIs).
 ///

@@ -186,3 +186,35 @@ pub fn write_gltf(tag: &str, name: &str, json: &Value) -> PathBuf {
     std::fs::write(&path, serde_json::to_vec_pretty(json).expect("json")).expect("write gltf");
     path
 }
+
+/// A small deterministic xorshift generator, so randomised tests are the same on every run and
+/// a failure can be replayed from its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Runs the `throng` binary with `args`: exit code, stdout, stderr.
+pub fn throng(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+        .expect("run throng");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

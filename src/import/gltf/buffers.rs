@@ -120,3 +120,25 @@ impl Source<'_> {
         })
     }
 }
+
+/// The external files (buffers and images given by relative URI) that the glTF document in
+/// `bytes` reads from `base_dir`. Data URIs and the GLB chunk are not files. A document that
+/// does not parse has none (importing it reports the error).
+pub(crate) fn external_files(bytes: &[u8], base_dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(doc) = gltf::Gltf::from_slice_without_validation(bytes) else {
+        return Vec::new();
+    };
+    let buffers = doc.buffers().filter_map(|b| match b.source() {
+        gltf::buffer::Source::Uri(u) => Some(u.to_string()),
+        gltf::buffer::Source::Bin => None,
+    });
+    let images = doc.images().filter_map(|i| match i.source() {
+        gltf::image::Source::Uri { uri, .. } => Some(uri.to_string()),
+        gltf::image::Source::View { .. } => None,
+    });
+    buffers
+        .chain(images)
+        .filter(|u| !u.starts_with("data:") && !u.contains("://"))
+        .map(|u| base_dir.join(percent_decode(&u)))
+        .collect()
+}

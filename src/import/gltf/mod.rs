@@ -16,6 +16,7 @@ use std::path::Path;
 use glam::Vec4;
 
 pub use animations::{MERGED_CLIP_NAME, MergeAnimations};
+pub(crate) use buffers::external_files;
 
 use super::{Images, ImportError, ImportOptions, Model, ModelMesh, PrimitiveRef};
 use crate::mesh::Material;

@@ -1,0 +1,190 @@
+//! Cheap, conservative measures over a character's skinned mesh, from the bind-space bounding
+//! box of the vertices each joint moves:
+//!
+//! - **bounds** of the skinned mesh at a frame: the union of the joints' boxes carried by their
+//!   skinning matrices. A skinned vertex is a weighted average (weights sum to 1) of its joints'
+//!   transforms of it, each inside that joint's carried box, so it lies in the union: the bounds
+//!   never cut off the mesh (what culling needs);
+//! - **error** between two sets of skinning matrices (exact against interpolated or f16): the
+//!   largest distance any point of any joint's box moves between them. For the same reason it
+//!   is at least the largest distance any vertex moves, and the maximum of `|(A - B) p|` over
+//!   a box is at one of its 8 corners (a convex function), so 8 points per joint give it.
+//!
+//! Both cost 8 points per joint rather than a pass over every vertex, which keeps baking fast.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::mesh::SkinnedMesh;
+
+/// Per joint: the bind-space bounds of the vertices it influences (with a weight > 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointBoxes {
+    /// For each joint that moves a vertex: its index, the box's centre (w = 1) and half-extent.
+    boxes: Vec<(usize, Vec4, Vec3)>,
+}
+
+impl JointBoxes {
+    /// The boxes of `joints` joints over `meshes`.
+    pub fn new<'a>(joints: usize, meshes: impl IntoIterator<Item = &'a SkinnedMesh>) -> Self {
+        let mut bounds: Vec<Option<(Vec3, Vec3)>> = vec![None; joints];
+        for mesh in meshes {
+            for ((p, js), ws) in mesh.positions.iter().zip(&mesh.joints).zip(&mesh.weights) {
+                for (j, w) in js.iter().zip(ws) {
+                    if *w <= 0.0 {
+                        continue;
+                    }
+                    if let Some(b) = bounds.get_mut(usize::from(*j)) {
+                        *b = Some(match *b {
+                            Some((lo, hi)) => (lo.min(*p), hi.max(*p)),
+                            None => (*p, *p),
+                        });
+                    }
+                }
+            }
+        }
+        let boxes = bounds
+            .iter()
+            .enumerate()
+            .filter_map(|(j, b)| {
+                let (lo, hi) = (*b)?;
+                Some((j, ((lo + hi) * 0.5).extend(1.0), (hi - lo) * 0.5))
+            })
+            .collect();
+        Self { boxes }
+    }
+
+    /// Whether no joint moves any vertex (no meshes).
+    pub fn is_empty(&self) -> bool {
+        self.boxes.is_empty()
+    }
+
+    /// Bounds (min, max) of the mesh skinned with `skin` (one matrix per joint); for no meshes,
+    /// the bounds of the matrices' translation columns.
+    pub fn bounds(&self, skin: &[Mat4]) -> (Vec3, Vec3) {
+        let (mut lo, mut hi) = (Vec4::splat(f32::INFINITY), Vec4::splat(f32::NEG_INFINITY));
+        for (j, c, e) in &self.boxes {
+            let Some(m) = skin.get(*j) else { continue };
+            // The box of a transformed box: centre moved, half-extent through |A|.
+            let centre = *m * *c;
+            let ext = m.x_axis.abs() * e.x + m.y_axis.abs() * e.y + m.z_axis.abs() * e.z;
+            lo = lo.min(centre - ext);
+            hi = hi.max(centre + ext);
+        }
+        if lo.x > hi.x {
+            for m in skin {
+                lo = lo.min(m.w_axis);
+                hi = hi.max(m.w_axis);
+            }
+        }
+        if lo.x > hi.x {
+            (Vec3::ZERO, Vec3::ZERO)
+        } else {
+            (lo.truncate(), hi.truncate())
+        }
+    }
+
+    /// The largest distance a point of any joint's box moves between `a` and `b` (one matrix
+    /// per joint): at least the largest distance a vertex moves. Infinite when `b` holds
+    /// values that are not finite.
+    pub fn error(&self, a: &[Mat4], b: &[Mat4]) -> f32 {
+        let mut worst = 0.0f32;
+        for (j, c, e) in &self.boxes {
+            let (Some(ma), Some(mb)) = (a.get(*j), b.get(*j)) else {
+                continue;
+            };
+            let d = *ma - *mb;
+            // The corners are centre ± half-extents along each axis: move the centre and the
+            // three half-extent vectors once, then combine the 8 sign patterns. The matrices
+            // are affine, so every w below is 0 and 4-lane lengths are 3D lengths.
+            let u = d * *c;
+            let (x, y, z) = (d.x_axis * e.x, d.y_axis * e.y, d.z_axis * e.z);
+            if !(u.abs() + x.abs() + y.abs() + z.abs()).is_finite() {
+                return f32::INFINITY;
+            }
+            let mut m = 0.0f32;
+            for p in [u + x, u - x] {
+                for q in [p + y, p - y] {
+                    m = m
+                        .max((q + z).length_squared())
+                        .max((q - z).length_squared());
+                }
+            }
+            worst = worst.max(m);
+        }
+        worst.sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Quat, Vec2};
+
+    fn two_joint_bar() -> SkinnedMesh {
+        // A bar along x from 0 to 2, bound to joint 0 at x = 0 and blended to joint 1 at x = 2.
+        let positions: Vec<Vec3> = (0..=8)
+            .flat_map(|i| {
+                let x = i as f32 * 0.25;
+                [Vec3::new(x, -0.1, 0.0), Vec3::new(x, 0.1, 0.0)]
+            })
+            .collect();
+        let n = positions.len();
+        let weights = positions
+            .iter()
+            .map(|p| [1.0 - p.x / 2.0, p.x / 2.0, 0.0, 0.0])
+            .collect();
+        SkinnedMesh {
+            name: "bar".into(),
+            normals: vec![Vec3::Z; n],
+            uvs: vec![Vec2::ZERO; n],
+            joints: vec![[0, 1, 0, 0]; n],
+            weights,
+            indices: (0..(n as u32 - 2))
+                .flat_map(|i| [i, i + 1, i + 2])
+                .collect(),
+            material: 0,
+            rigid: false,
+            positions,
+        }
+    }
+
+    #[test]
+    fn bounds_contain_every_skinned_vertex_and_error_bounds_every_move() {
+        let mesh = two_joint_bar();
+        let boxes = JointBoxes::new(2, [&mesh]);
+        let (mut p, mut n) = (Vec::new(), Vec::new());
+        for angle in [0.0f32, 0.4, 1.2, -2.0] {
+            let a = [
+                Mat4::IDENTITY,
+                Mat4::from_rotation_translation(
+                    Quat::from_rotation_z(angle),
+                    Vec3::new(0.3, 0.0, 0.1),
+                ),
+            ];
+            mesh.skin(&a, &mut p, &mut n);
+            let (lo, hi) = boxes.bounds(&a);
+            for v in &p {
+                assert!(
+                    v.cmpge(lo - 1e-6).all() && v.cmple(hi + 1e-6).all(),
+                    "{v} outside {lo}..{hi}"
+                );
+            }
+            let b = [Mat4::IDENTITY, Mat4::from_rotation_z(angle * 0.9)];
+            let exact = crate::bake::skinned_error(&mesh, &a, &b);
+            let bound = boxes.error(&a, &b);
+            assert!(
+                bound >= exact - 1e-6,
+                "bound {bound} below the exact {exact}"
+            );
+            // The bar is thin, so the box bound is close to the exact value (within the box's
+            // 0.2 m thickness times the rotation difference, plus the offset).
+            assert!(
+                bound <= exact + 0.2,
+                "bound {bound} far above the exact {exact}"
+            );
+        }
+        assert_eq!(boxes.error(&[Mat4::IDENTITY; 2], &[Mat4::IDENTITY; 2]), 0.0);
+        let nan = [Mat4::IDENTITY, Mat4::from_cols_array(&[f32::NAN; 16])];
+        assert!(boxes.error(&[Mat4::IDENTITY; 2], &nan).is_infinite());
+    }
+}

@@ -1,0 +1,231 @@
+//! `throng bake`: bake a recipe (or a bare model) into a `.throng` file, with a progress bar on
+//! a terminal and a summary of what was baked and the errors measured.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use crate::bake::{BakeOptions, BakeReport, Progress, Recipe, bake, inputs};
+use crate::format::ThrongFile;
+
+/// The recipe baked when none is named.
+pub const DEFAULT_RECIPE: &str = "bake/mannequin.toml";
+
+/// Arguments of `throng bake`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Recipes are described in docs/BAKING.md; the file format in docs/FORMAT.md.\n\
+Examples:\n  throng bake                          bake bake/mannequin.toml (the demo's crowd)\n  throng bake bake/large-scene.toml    several characters in one file\n  throng bake Fox.glb -o fox.throng    every clip of a model, with the defaults"
+)]
+pub struct Args {
+    /// A recipe (.toml) or a glTF model (.glb/.gltf) to bake with the defaults.
+    #[arg(default_value = DEFAULT_RECIPE, value_name = "RECIPE|MODEL")]
+    input: PathBuf,
+    /// Output file (default: the recipe's `output`; for a model, MODEL.throng in the current
+    /// folder).
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Write f16 texels even when their measured error exceeds the recipe's budget.
+    #[arg(long)]
+    force: bool,
+    /// Bake even if the output is up to date.
+    #[arg(long)]
+    rebuild: bool,
+    /// Print only errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// The recipe `input` names: a recipe file, or the defaults for a model.
+pub(super) fn recipe_for(input: &Path, out: Option<&Path>) -> Result<Recipe> {
+    let ext = input
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let mut recipe = match ext.as_str() {
+        "toml" => Recipe::load(input)?,
+        "glb" | "gltf" => {
+            let stem = input
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "model".into());
+            let output = PathBuf::from(format!("{stem}.throng"));
+            Recipe::for_model(input, &output)
+        }
+        _ => bail!(
+            "{}: give a recipe (.toml) or a glTF model (.glb or .gltf)",
+            input.display()
+        ),
+    };
+    if let Some(o) = out {
+        recipe.output = o.to_path_buf();
+    }
+    Ok(recipe)
+}
+
+/// Whether `recipe`'s output exists and was baked from exactly these inputs.
+pub(super) fn up_to_date(recipe: &Recipe, force: bool) -> Result<bool> {
+    if !recipe.output.exists() {
+        return Ok(false);
+    }
+    let (key, _) = inputs(recipe, force)?;
+    Ok(ThrongFile::open(&recipe.output).is_ok_and(|f| f.metadata().input_key == key))
+}
+
+/// Bakes `recipe` and writes it, with a progress bar unless `quiet`.
+pub(super) fn bake_and_write(recipe: &Recipe, force: bool, quiet: bool) -> Result<BakeReport> {
+    let bar = Mutex::new(None::<indicatif::ProgressBar>);
+    let progress = |p: Progress| {
+        if quiet {
+            return;
+        }
+        let Ok(mut bar) = bar.lock() else { return };
+        match p {
+            Progress::Stage(what, total) => {
+                if let Some(b) = bar.take() {
+                    b.finish_and_clear();
+                }
+                let b = indicatif::ProgressBar::with_draw_target(
+                    Some(total),
+                    indicatif::ProgressDrawTarget::stderr(),
+                );
+                b.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{msg:>16} [{bar:40}] {pos}/{len} ({eta})",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+                );
+                b.set_message(what.to_string());
+                *bar = Some(b);
+            }
+            Progress::Advance(n) => {
+                if let Some(b) = bar.as_ref() {
+                    b.inc(n);
+                }
+            }
+        }
+    };
+    let baked = bake(
+        recipe,
+        &BakeOptions {
+            force,
+            progress: Some(&progress),
+        },
+    );
+    if let Ok(mut b) = bar.lock()
+        && let Some(b) = b.take()
+    {
+        b.finish_and_clear();
+    }
+    let baked = baked?;
+    if let Some(dir) = recipe.output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    baked.builder.write(&recipe.output)?;
+    Ok(baked.report)
+}
+
+/// A length in model units with its fraction of the character's height.
+fn err(e: f32, height: f32) -> String {
+    format!("{e:.2e} ({:.3}%)", e / height * 100.0)
+}
+
+/// The summary printed after a bake.
+pub(super) fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String {
+    let mut s = String::new();
+    let anims: usize = report.characters.iter().map(|c| c.anims.len()).sum();
+    let frames: u64 = report
+        .characters
+        .iter()
+        .flat_map(|c| &c.anims)
+        .map(|a| u64::from(a.frames))
+        .sum();
+    s += &format!(
+        "baked {} in {seconds:.2} s: {} characters, {anims} animations, {frames} frames, {} texels, {:.2} MB\n",
+        file.display(),
+        report.characters.len(),
+        report.texels,
+        bytes as f64 / 1e6
+    );
+    s += &format!("precision: {}\n", report.format_reason);
+    for c in &report.characters {
+        s += &format!(
+            "\ncharacter '{}': {} joints, height {:.3}; LOD triangles {}\n",
+            c.name,
+            c.joints,
+            c.height,
+            c.lod_triangles
+                .iter()
+                .zip(&c.lod_errors)
+                .map(|(t, e)| format!("{t} (error {e:.2e})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for w in &c.warnings {
+            s += &format!("  note: {w}\n");
+        }
+        s += &format!(
+            "  {:<5} {:<22} {:>8} {:>7} {:>7}  {:<22} {:<22} {}\n",
+            "kind", "name", "length", "frames", "fps", "interpolation error", "f16 error", "extra"
+        );
+        for a in &c.anims {
+            let name = match &a.param {
+                Some((p, v)) => format!("{} {p}={v}", a.name),
+                None => a.name.clone(),
+            };
+            let mut extra = Vec::new();
+            if !a.looping {
+                extra.push("once".to_string());
+            }
+            if a.auto_rate {
+                extra.push("auto rate".into());
+            }
+            if a.events > 0 {
+                extra.push(format!("{} events", a.events));
+            }
+            if a.root_motion {
+                extra.push("root motion".into());
+            }
+            s += &format!(
+                "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2}  {:<22} {:<22} {}\n",
+                a.kind,
+                name,
+                a.duration,
+                a.frames,
+                a.fps,
+                err(a.interpolation_error, c.height),
+                a.f16_error
+                    .map_or("(not measured)".to_string(), |e| err(e, c.height)),
+                extra.join(", ")
+            );
+            if let Some(n) = &a.note {
+                s += &format!("        note: {n}\n");
+            }
+        }
+    }
+    s
+}
+
+pub(super) fn run(args: &Args) -> Result<()> {
+    let recipe = recipe_for(&args.input, args.out.as_deref())?;
+    if !args.rebuild && up_to_date(&recipe, args.force)? {
+        if !args.quiet {
+            println!(
+                "{} is up to date: its recipe, models and throng version are unchanged (--rebuild bakes anyway)",
+                recipe.output.display()
+            );
+        }
+        return Ok(());
+    }
+    let start = Instant::now();
+    let report = bake_and_write(&recipe, args.force, args.quiet)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let bytes = std::fs::metadata(&recipe.output).map_or(0, |m| m.len());
+    if !args.quiet {
+        print!("{}", summary(&report, &recipe.output, bytes, seconds));
+    }
+    Ok(())
+}

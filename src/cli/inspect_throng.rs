@@ -1,0 +1,299 @@
+//! `throng inspect FILE.throng`: the header, sections, characters, animations, events, LOD
+//! meshes and the errors measured at bake time, as text or JSON.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::format::records::{NONE, anim_flags, anim_kind, mesh_flags};
+use crate::format::{Metadata, ThrongFile};
+
+#[derive(Serialize)]
+struct Report {
+    file: String,
+    version: String,
+    file_size: usize,
+    sections: Vec<SectionInfo>,
+    texel_format: &'static str,
+    texel_count: u64,
+    max_joints: u32,
+    characters: Vec<CharacterInfo>,
+    images: Vec<ImageInfo>,
+    metadata: Metadata,
+}
+
+#[derive(Serialize)]
+struct SectionInfo {
+    kind: String,
+    offset: usize,
+    size: usize,
+    align: u32,
+}
+
+#[derive(Serialize)]
+struct CharacterInfo {
+    name: String,
+    height: f32,
+    joints: Vec<JointInfo>,
+    anims: Vec<AnimInfo>,
+    meshes: Vec<MeshInfo>,
+}
+
+#[derive(Serialize)]
+struct JointInfo {
+    name: String,
+    parent: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct AnimInfo {
+    name: String,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    param: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    param_value: Option<f32>,
+    looping: bool,
+    duration: f32,
+    fps: f32,
+    frames: u32,
+    first_texel: u64,
+    interpolation_error: f32,
+    precision_error: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycle_motion: Option<[f32; 3]>,
+    events: Vec<EventInfo>,
+    /// Union of the per-frame bounds: min then max.
+    bounds: [[f32; 3]; 2],
+}
+
+#[derive(Serialize)]
+struct EventInfo {
+    name: String,
+    time: f32,
+}
+
+#[derive(Serialize)]
+struct MeshInfo {
+    name: String,
+    part: u32,
+    lod: u32,
+    ratio: f32,
+    error: f32,
+    vertices: u32,
+    triangles: u32,
+    rigid: bool,
+    base_color: [f32; 4],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct ImageInfo {
+    width: u32,
+    height: u32,
+}
+
+fn report(f: &ThrongFile) -> Report {
+    let c = f.container();
+    let (major, minor) = c.version();
+    let characters = f
+        .characters()
+        .iter()
+        .map(|ch| {
+            let joints = &f.joints()[ch.first_joint as usize..][..ch.joint_count as usize];
+            let anims = &f.anims()[ch.first_anim as usize..][..ch.anim_count as usize];
+            let meshes =
+                &f.meshes()[ch.first_mesh as usize..][..(ch.part_count * ch.lod_count) as usize];
+            CharacterInfo {
+                name: f.str(ch.name).to_string(),
+                height: ch.height,
+                joints: joints
+                    .iter()
+                    .map(|j| JointInfo {
+                        name: f.str(j.name).to_string(),
+                        parent: u32::try_from(j.parent).ok(),
+                    })
+                    .collect(),
+                anims: anims
+                    .iter()
+                    .map(|a| {
+                        let state = a.kind == anim_kind::STATE;
+                        let has_param = a.param.len > 0;
+                        let bounds =
+                            &f.bounds()[a.first_bounds as usize..][..a.frame_count as usize];
+                        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+                        for b in bounds {
+                            for k in 0..3 {
+                                lo[k] = lo[k].min(b.min[k]);
+                                hi[k] = hi[k].max(b.max[k]);
+                            }
+                        }
+                        AnimInfo {
+                            name: f.str(a.name).to_string(),
+                            kind: if state { "state" } else { "clip" },
+                            param: has_param.then(|| f.str(a.param).to_string()),
+                            param_value: has_param.then_some(a.param_value),
+                            looping: a.flags & anim_flags::LOOPING != 0,
+                            duration: a.duration,
+                            fps: a.fps,
+                            frames: a.frame_count,
+                            first_texel: a.first_texel,
+                            interpolation_error: a.interpolation_error,
+                            precision_error: a.precision_error,
+                            cycle_motion: (a.flags & anim_flags::ROOT_MOTION != 0)
+                                .then_some(a.cycle_motion),
+                            events: f.events()[a.first_event as usize..][..a.event_count as usize]
+                                .iter()
+                                .map(|e| EventInfo {
+                                    name: f.str(e.name).to_string(),
+                                    time: e.time,
+                                })
+                                .collect(),
+                            bounds: [lo, hi],
+                        }
+                    })
+                    .collect(),
+                meshes: meshes
+                    .iter()
+                    .map(|m| MeshInfo {
+                        name: f.str(m.name).to_string(),
+                        part: m.part,
+                        lod: m.lod,
+                        ratio: m.ratio,
+                        error: m.error,
+                        vertices: m.vertex_count,
+                        triangles: m.index_count / 3,
+                        rigid: m.flags & mesh_flags::RIGID != 0,
+                        base_color: m.base_color,
+                        image: (m.image != NONE).then_some(m.image),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    Report {
+        file: f.name().to_string(),
+        version: format!("{major}.{minor}"),
+        file_size: c.bytes().len(),
+        sections: c
+            .sections()
+            .iter()
+            .map(|s| SectionInfo {
+                kind: String::from_utf8_lossy(&s.kind).into_owned(),
+                offset: s.range.start,
+                size: s.range.len(),
+                align: s.align,
+            })
+            .collect(),
+        texel_format: f.format().name(),
+        texel_count: f.info().texel_count,
+        max_joints: f.info().max_joints,
+        characters,
+        images: f
+            .images()
+            .iter()
+            .map(|i| ImageInfo {
+                width: i.width,
+                height: i.height,
+            })
+            .collect(),
+        metadata: f.metadata().clone(),
+    }
+}
+
+fn text(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: throng format {}, {} bytes, {} {} texels, baked by {}",
+        r.file, r.version, r.file_size, r.texel_count, r.texel_format, r.metadata.tool
+    );
+    let _ = writeln!(s, "precision: {}", r.metadata.precision);
+    let _ = writeln!(s, "\nsections ({}):", r.sections.len());
+    for sec in &r.sections {
+        let _ = writeln!(
+            s,
+            "  {}  at {:>10}  {:>10} bytes  align {}",
+            sec.kind, sec.offset, sec.size, sec.align
+        );
+    }
+    for c in &r.characters {
+        let _ = writeln!(
+            s,
+            "\ncharacter '{}': {} joints, height {:.3}",
+            c.name,
+            c.joints.len(),
+            c.height
+        );
+        let _ = writeln!(
+            s,
+            "  {:<5} {:<22} {:>8} {:>7} {:>7} {:>11}  {:>12} {:>12}  events",
+            "kind", "name", "length", "frames", "fps", "first texel", "interp err", "prec err",
+        );
+        for a in &c.anims {
+            let name = match (&a.param, a.param_value) {
+                (Some(p), Some(v)) => format!("{} {p}={v}", a.name),
+                _ => a.name.clone(),
+            };
+            let _ = writeln!(
+                s,
+                "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2} {:>11}  {:>12.3e} {:>12.3e}  {}{}{}",
+                a.kind,
+                name,
+                a.duration,
+                a.frames,
+                a.fps,
+                a.first_texel,
+                a.interpolation_error,
+                a.precision_error,
+                a.events
+                    .iter()
+                    .map(|e| format!("{}@{:.3}", e.name, e.time))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                if a.looping { "" } else { " (once)" },
+                match a.cycle_motion {
+                    Some(m) => format!(" root motion {:.3},{:.3} per cycle", m[0], m[1]),
+                    None => String::new(),
+                }
+            );
+        }
+        let lods = c.meshes.iter().map(|m| m.lod + 1).max().unwrap_or(0);
+        for lod in 0..lods {
+            let level: Vec<&MeshInfo> = c.meshes.iter().filter(|m| m.lod == lod).collect();
+            let _ = writeln!(
+                s,
+                "  LOD {lod} (ratio {}): {} parts, {} vertices, {} triangles, error {:.2e}",
+                level.first().map_or(1.0, |m| m.ratio),
+                level.len(),
+                level.iter().map(|m| m.vertices).sum::<u32>(),
+                level.iter().map(|m| m.triangles).sum::<u32>(),
+                level.iter().map(|m| m.error).fold(0.0f32, f32::max)
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nbaked from {} ({} input files); budgets: f16 {}%, interpolation {}% of height",
+        r.metadata.recipe_path,
+        r.metadata.inputs.len(),
+        r.metadata.precision_budget * 100.0,
+        r.metadata.interpolation_budget * 100.0
+    );
+    s
+}
+
+/// Prints a `.throng` file's contents.
+pub(super) fn run(path: &Path, json: bool) -> Result<()> {
+    let f = ThrongFile::open(path)?;
+    let r = report(&f);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        print!("{}", text(&r));
+    }
+    Ok(())
+}

@@ -1,0 +1,270 @@
+//! Assembling a baked `.throng` file: tables of records, strings, mesh and texel data, then
+//! the container (docs/FORMAT.md). The baker fills a [`Builder`]; [`Builder::write`] puts it
+//! on disk atomically.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::container::Writer;
+use super::error::FormatError;
+use super::metadata::Metadata;
+use super::records::{
+    AnimRecord, BoundsRecord, CharacterRecord, EventRecord, ImageRecord, InfoRecord, JointRecord,
+    MeshRecord, MotionRecord, StrRef, TexelFormat, VertexRecord, kinds,
+};
+
+/// Section alignment of record tables, bytes (the largest field is 8 bytes).
+const TABLE_ALIGN: u32 = 8;
+/// Alignment of vertex and index data: usable in place as GPU buffers.
+const MESH_ALIGN: u32 = 16;
+/// Alignment of the texels: a memory page, so a mapped file can be uploaded in place.
+const TEXEL_ALIGN: u32 = 4096;
+
+/// Texels of one push, in the file's format.
+#[derive(Debug)]
+enum TexelChunk {
+    F32(Vec<[f32; 4]>),
+    F16(Vec<[u16; 4]>),
+}
+
+impl TexelChunk {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Self::F32(t) => bytemuck::cast_slice(t),
+            Self::F16(t) => bytemuck::cast_slice(t),
+        }
+    }
+}
+
+/// The contents of a baked file, table by table. Indices between tables are as documented on
+/// the record types; [`crate::format::ThrongFile`] checks them all when reading.
+#[derive(Debug)]
+pub struct Builder {
+    strings: Vec<u8>,
+    interned: HashMap<String, StrRef>,
+    /// Characters.
+    pub characters: Vec<CharacterRecord>,
+    /// Joints of all characters, character by character.
+    pub joints: Vec<JointRecord>,
+    /// Animations of all characters, character by character.
+    pub anims: Vec<AnimRecord>,
+    /// Events of all animations, animation by animation.
+    pub events: Vec<EventRecord>,
+    /// Root motion frames.
+    pub motion: Vec<MotionRecord>,
+    /// Bounds frames.
+    pub bounds: Vec<BoundsRecord>,
+    /// Mesh parts per LOD, character by character.
+    pub meshes: Vec<MeshRecord>,
+    /// Vertices of all meshes.
+    pub vertices: Vec<VertexRecord>,
+    /// Indices of all meshes (relative to each mesh's first vertex).
+    pub indices: Vec<u32>,
+    /// Images.
+    pub images: Vec<ImageRecord>,
+    /// Pixels of all images.
+    pub pixels: Vec<u8>,
+    format: TexelFormat,
+    /// Texels in chunks as pushed (moved in, not copied together).
+    texels: Vec<TexelChunk>,
+    texel_count: u64,
+    /// Bake metadata.
+    pub metadata: Metadata,
+}
+
+impl Builder {
+    /// An empty file whose texels will be stored in `format`.
+    pub fn new(format: TexelFormat) -> Self {
+        Self {
+            strings: Vec::new(),
+            interned: HashMap::new(),
+            characters: Vec::new(),
+            joints: Vec::new(),
+            anims: Vec::new(),
+            events: Vec::new(),
+            motion: Vec::new(),
+            bounds: Vec::new(),
+            meshes: Vec::new(),
+            vertices: Vec::new(),
+            indices: Vec::new(),
+            images: Vec::new(),
+            pixels: Vec::new(),
+            format,
+            texels: Vec::new(),
+            texel_count: 0,
+            metadata: Metadata::default(),
+        }
+    }
+
+    /// The texel format.
+    pub fn format(&self) -> TexelFormat {
+        self.format
+    }
+
+    /// Stores `s` once and returns where it is.
+    pub fn string(&mut self, s: &str) -> StrRef {
+        if let Some(r) = self.interned.get(s) {
+            return *r;
+        }
+        let r = StrRef {
+            offset: self.strings.len() as u32,
+            len: s.len() as u32,
+        };
+        self.strings.extend_from_slice(s.as_bytes());
+        self.interned.insert(s.to_string(), r);
+        r
+    }
+
+    /// Texels stored so far.
+    pub fn texel_count(&self) -> u64 {
+        self.texel_count
+    }
+
+    /// Appends texels given as f32 (converted to the file's format, rounding to nearest even
+    /// for f16, as the GPU's own conversion does) and returns the index of the first.
+    pub fn push_texels(&mut self, texels: &[[f32; 4]]) -> u64 {
+        self.push_texel_vec(texels.to_vec())
+    }
+
+    /// As [`Builder::push_texels`], taking the texels by value: f32 texels are moved in, not
+    /// copied.
+    pub fn push_texel_vec(&mut self, texels: Vec<[f32; 4]>) -> u64 {
+        let first = self.texel_count;
+        self.texel_count += texels.len() as u64;
+        self.texels.push(match self.format {
+            TexelFormat::Rgba32F => TexelChunk::F32(texels),
+            TexelFormat::Rgba16F => TexelChunk::F16(
+                texels
+                    .iter()
+                    .map(|t| t.map(|x| half::f16::from_f32(x).to_bits()))
+                    .collect(),
+            ),
+        });
+        first
+    }
+
+    /// Appends an RGBA8 image and returns its index.
+    pub fn push_image(&mut self, width: u32, height: u32, rgba: &[u8]) -> u32 {
+        self.images.push(ImageRecord {
+            width,
+            height,
+            offset: self.pixels.len() as u64,
+        });
+        self.pixels.extend_from_slice(rgba);
+        (self.images.len() - 1) as u32
+    }
+
+    /// The container holding everything.
+    ///
+    /// # Errors
+    /// [`FormatError::BadSection`] if a table outgrew what 32-bit indices can address.
+    pub fn to_writer(&self) -> Result<Writer<'_>, FormatError> {
+        fn fits(kind: &str, n: usize) -> Result<(), FormatError> {
+            if n > u32::MAX as usize - 1 {
+                return Err(FormatError::BadSection {
+                    kind: kind.into(),
+                    what: format!("{n} entries; at most {} fit 32-bit indices", u32::MAX - 1),
+                });
+            }
+            Ok(())
+        }
+        fits("STRS", self.strings.len())?;
+        fits("VERT", self.vertices.len())?;
+        fits("INDX", self.indices.len())?;
+        fits("MOTN", self.motion.len())?;
+        fits("BNDS", self.bounds.len())?;
+        let info = InfoRecord {
+            texel_format: self.format.code(),
+            max_joints: self
+                .characters
+                .iter()
+                .map(|c| c.joint_count)
+                .max()
+                .unwrap_or(0),
+            texel_count: self.texel_count(),
+            reserved: [0; 4],
+        };
+        let texels: Vec<Cow<[u8]>> = self.texels.iter().map(|c| c.bytes().into()).collect();
+        let mut w = Writer::new();
+        w.add(kinds::INFO, TABLE_ALIGN, bytemuck::bytes_of(&info).to_vec())?
+            .add(kinds::STRS, 1, &self.strings[..])?
+            .add(
+                kinds::CHAR,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.characters),
+            )?
+            .add(
+                kinds::JOIN,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.joints),
+            )?
+            .add(
+                kinds::ANIM,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.anims),
+            )?
+            .add(
+                kinds::EVNT,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.events),
+            )?
+            .add(
+                kinds::MOTN,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.motion),
+            )?
+            .add(
+                kinds::BNDS,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.bounds),
+            )?
+            .add(
+                kinds::MESH,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.meshes),
+            )?
+            .add(
+                kinds::IMAG,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.images),
+            )?
+            .add(
+                kinds::META,
+                1,
+                serde_json::to_vec_pretty(&self.metadata).map_err(|e| FormatError::BadSection {
+                    kind: "META".into(),
+                    what: e.to_string(),
+                })?,
+            )?
+            .add(
+                kinds::VERT,
+                MESH_ALIGN,
+                bytemuck::cast_slice::<VertexRecord, u8>(&self.vertices),
+            )?
+            .add(
+                kinds::INDX,
+                MESH_ALIGN,
+                bytemuck::cast_slice::<u32, u8>(&self.indices),
+            )?
+            .add(kinds::PIXL, MESH_ALIGN, &self.pixels[..])?
+            .add_chunks(kinds::TEXL, TEXEL_ALIGN, texels)?;
+        Ok(w)
+    }
+
+    /// The file's bytes.
+    ///
+    /// # Errors
+    /// As [`Builder::to_writer`].
+    pub fn to_bytes(&self) -> Result<Vec<u8>, FormatError> {
+        Ok(self.to_writer()?.to_bytes())
+    }
+
+    /// Writes the file to `path` atomically (see [`Writer::write`]).
+    ///
+    /// # Errors
+    /// As [`Builder::to_writer`] and [`Writer::write`].
+    pub fn write(&self, path: &Path) -> Result<(), FormatError> {
+        self.to_writer()?.write(path)
+    }
+}

@@ -1,0 +1,344 @@
+//! The fixed-size records of a baked `.throng` file's tables, byte for byte as they are stored
+//! (little-endian, `#[repr(C)]`, no implicit padding), and the section kinds that hold them.
+//! docs/FORMAT.md describes every field; keep the two in step.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::container::Kind;
+
+/// Section kinds of a baked file (the writer's order is in `builder.rs` and docs/FORMAT.md).
+pub mod kinds {
+    use super::Kind;
+    /// Scene summary: [`super::InfoRecord`].
+    pub const INFO: Kind = *b"INFO";
+    /// UTF-8 string bytes, referenced by [`super::StrRef`].
+    pub const STRS: Kind = *b"STRS";
+    /// [`super::CharacterRecord`] table.
+    pub const CHAR: Kind = *b"CHAR";
+    /// [`super::JointRecord`] table.
+    pub const JOIN: Kind = *b"JOIN";
+    /// [`super::AnimRecord`] table (baked clips and states).
+    pub const ANIM: Kind = *b"ANIM";
+    /// [`super::EventRecord`] table.
+    pub const EVNT: Kind = *b"EVNT";
+    /// [`super::MotionRecord`] per baked frame of animations with root motion.
+    pub const MOTN: Kind = *b"MOTN";
+    /// [`super::BoundsRecord`] per baked frame.
+    pub const BNDS: Kind = *b"BNDS";
+    /// [`super::MeshRecord`] table: one per mesh part and LOD level.
+    pub const MESH: Kind = *b"MESH";
+    /// [`super::VertexRecord`] data of all meshes.
+    pub const VERT: Kind = *b"VERT";
+    /// `u32` triangle-list indices of all meshes.
+    pub const INDX: Kind = *b"INDX";
+    /// [`super::ImageRecord`] table of base-colour images.
+    pub const IMAG: Kind = *b"IMAG";
+    /// RGBA8 pixel bytes of all images.
+    pub const PIXL: Kind = *b"PIXL";
+    /// The bone-matrix texels, linear.
+    pub const TEXL: Kind = *b"TEXL";
+    /// Bake metadata, UTF-8 JSON.
+    pub const META: Kind = *b"META";
+}
+
+/// "None" in `u32` index fields.
+pub const NONE: u32 = u32::MAX;
+
+/// A string in the `STRS` section: `len` bytes of UTF-8 from byte `offset`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct StrRef {
+    /// Byte offset in `STRS`.
+    pub offset: u32,
+    /// Length in bytes.
+    pub len: u32,
+}
+
+/// Texel formats of the `TEXL` section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TexelFormat {
+    /// Four little-endian IEEE-754 binary32 per texel (16 bytes): `Rgba32Float`.
+    Rgba32F,
+    /// Four little-endian IEEE-754 binary16 per texel (8 bytes): `Rgba16Float`.
+    Rgba16F,
+}
+
+impl TexelFormat {
+    /// The code stored in [`InfoRecord::texel_format`].
+    pub fn code(self) -> u32 {
+        match self {
+            Self::Rgba32F => 1,
+            Self::Rgba16F => 2,
+        }
+    }
+
+    /// The format of a stored code.
+    pub fn from_code(code: u32) -> Option<Self> {
+        match code {
+            1 => Some(Self::Rgba32F),
+            2 => Some(Self::Rgba16F),
+            _ => None,
+        }
+    }
+
+    /// Bytes per texel.
+    pub fn texel_size(self) -> usize {
+        match self {
+            Self::Rgba32F => 16,
+            Self::Rgba16F => 8,
+        }
+    }
+
+    /// Its name in messages and in `throng inspect`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rgba32F => "rgba32f",
+            Self::Rgba16F => "rgba16f",
+        }
+    }
+}
+
+/// The `INFO` section (32 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct InfoRecord {
+    /// [`TexelFormat::code`].
+    pub texel_format: u32,
+    /// Most joints of any character (each frame of it takes `3 × joints` texels).
+    pub max_joints: u32,
+    /// Texels in `TEXL`; its size is this times the texel size.
+    pub texel_count: u64,
+    /// Reserved, zero.
+    pub reserved: [u32; 4],
+}
+
+/// One character (48 bytes): a skeleton, its baked animations and its meshes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CharacterRecord {
+    /// Name from the recipe.
+    pub name: StrRef,
+    /// First joint in `JOIN` and number of joints (at least 1).
+    pub first_joint: u32,
+    /// Number of joints.
+    pub joint_count: u32,
+    /// First animation in `ANIM` and number of animations.
+    pub first_anim: u32,
+    /// Number of animations.
+    pub anim_count: u32,
+    /// First mesh in `MESH` (`part_count × lod_count` records, LOD-major: all parts of LOD 0,
+    /// then LOD 1...).
+    pub first_mesh: u32,
+    /// Mesh parts per LOD level.
+    pub part_count: u32,
+    /// LOD levels (at least 1 when there are parts).
+    pub lod_count: u32,
+    /// Height of the character in its rest pose, model units (> 0): the y extent of the
+    /// skinned mesh (or its largest extent, for a mesh lying flat). Errors are reported as
+    /// fractions of it.
+    pub height: f32,
+    /// Reserved, zero.
+    pub reserved: [u32; 2],
+}
+
+/// One joint (80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct JointRecord {
+    /// Joint name.
+    pub name: StrRef,
+    /// Index of the parent within the character (`< ` this joint's index), or -1 for a root.
+    pub parent: i32,
+    /// Reserved, zero.
+    pub reserved: u32,
+    /// Inverse bind matrix, column-major: the joint's world matrix in a frame is its skinning
+    /// matrix times the inverse of this.
+    pub inverse_bind: [f32; 16],
+}
+
+/// Animation kinds.
+pub mod anim_kind {
+    /// A clip of the model, as sampled (root motion removed when the character extracts it).
+    pub const CLIP: u32 = 0;
+    /// A state of the character's state machine: its blend tree, with IK, at fixed parameters.
+    pub const STATE: u32 = 1;
+}
+
+/// Animation flag bits.
+pub mod anim_flags {
+    /// The animation loops: frame `frame_count` is frame 0 again.
+    pub const LOOPING: u32 = 1;
+    /// `MOTN` holds one record per frame, from `first_motion`.
+    pub const ROOT_MOTION: u32 = 2;
+}
+
+/// One baked animation (96 bytes): `frame_count` frames of `joint_count × 3` texels each.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct AnimRecord {
+    /// The clip or state name.
+    pub name: StrRef,
+    /// The character it belongs to.
+    pub character: u32,
+    /// [`anim_kind`].
+    pub kind: u32,
+    /// [`anim_flags`].
+    pub flags: u32,
+    /// Frames (at least 1).
+    pub frame_count: u32,
+    /// Texel index of frame 0, joint 0, row 0.
+    pub first_texel: u64,
+    /// Length in seconds (>= 0): a looping animation repeats after it.
+    pub duration: f32,
+    /// Frames per second: `frame_count / duration` when looping, `(frame_count - 1) /
+    /// duration` otherwise; 0 when that divides by zero (a single clamped frame, a zero
+    /// duration).
+    pub fps: f32,
+    /// For a state baked at a parameter value: the parameter's name (empty otherwise).
+    pub param: StrRef,
+    /// That parameter's value.
+    pub param_value: f32,
+    /// First event in `EVNT` and count.
+    pub first_event: u32,
+    /// Number of events.
+    pub event_count: u32,
+    /// First record in `MOTN` (`frame_count` of them) when flagged.
+    pub first_motion: u32,
+    /// Root motion over one whole cycle: x, z (model units) and yaw (radians).
+    pub cycle_motion: [f32; 3],
+    /// First record in `BNDS` (`frame_count` of them).
+    pub first_bounds: u32,
+    /// Largest distance, model units, between a vertex skinned at a mid-frame time and the
+    /// same vertex skinned with the linear interpolation of the two neighbouring frames.
+    pub interpolation_error: f32,
+    /// Largest distance, model units, between a vertex skinned with the exact matrices and with
+    /// the stored texels (0 for `rgba32f`).
+    pub precision_error: f32,
+    /// Reserved, zero.
+    pub reserved: [u32; 2],
+}
+
+/// An event marker (16 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct EventRecord {
+    /// The animation it belongs to.
+    pub anim: u32,
+    /// Event name.
+    pub name: StrRef,
+    /// Time in the animation, seconds, in [0, duration].
+    pub time: f32,
+}
+
+/// Root motion at one frame (12 bytes), relative to frame 0: position on the ground plane and
+/// heading, in the character's frame at frame 0.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MotionRecord {
+    /// Model x, model units.
+    pub x: f32,
+    /// Model z, model units.
+    pub z: f32,
+    /// Turn about +y, radians.
+    pub yaw: f32,
+}
+
+/// Bounds of the skinned mesh (all parts, LOD 0) at one frame (24 bytes), model space.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BoundsRecord {
+    /// Smallest x, y, z.
+    pub min: [f32; 3],
+    /// Largest x, y, z.
+    pub max: [f32; 3],
+}
+
+/// Mesh flag bits.
+pub mod mesh_flags {
+    /// Every vertex is bound 100% to one joint (a rigid part).
+    pub const RIGID: u32 = 1;
+}
+
+/// One mesh part at one LOD level (80 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MeshRecord {
+    /// Part name.
+    pub name: StrRef,
+    /// The character it belongs to.
+    pub character: u32,
+    /// Part index within the character.
+    pub part: u32,
+    /// LOD level (0 = full detail).
+    pub lod: u32,
+    /// [`mesh_flags`].
+    pub flags: u32,
+    /// Requested triangle ratio, in (0, 1].
+    pub ratio: f32,
+    /// Geometric error of the simplification, model units (0 for LOD 0).
+    pub error: f32,
+    /// First vertex in `VERT` and count.
+    pub first_vertex: u32,
+    /// Number of vertices.
+    pub vertex_count: u32,
+    /// First index in `INDX` and count (a multiple of 3); indices are relative to
+    /// `first_vertex`.
+    pub first_index: u32,
+    /// Number of indices.
+    pub index_count: u32,
+    /// Linear RGBA base colour factor.
+    pub base_color: [f32; 4],
+    /// Base-colour image in `IMAG`, or [`NONE`].
+    pub image: u32,
+    /// Reserved, zero.
+    pub reserved: [u32; 3],
+}
+
+/// One vertex (56 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct VertexRecord {
+    /// Bind-pose position.
+    pub position: [f32; 3],
+    /// Bind-pose unit normal.
+    pub normal: [f32; 3],
+    /// Texture coordinate (glTF convention: v down).
+    pub uv: [f32; 2],
+    /// Four joint indices within the character.
+    pub joints: [u16; 4],
+    /// Their weights, summing to 1.
+    pub weights: [f32; 4],
+}
+
+/// One RGBA8 image (16 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ImageRecord {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Byte offset of its first pixel in `PIXL`; rows top first, `width × 4` bytes each, sRGB.
+    pub offset: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_sizes_are_the_documented_ones() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<StrRef>(), 8);
+        assert_eq!(size_of::<InfoRecord>(), 32);
+        assert_eq!(size_of::<CharacterRecord>(), 48);
+        assert_eq!(size_of::<JointRecord>(), 80);
+        assert_eq!(size_of::<AnimRecord>(), 96);
+        assert_eq!(size_of::<EventRecord>(), 16);
+        assert_eq!(size_of::<MotionRecord>(), 12);
+        assert_eq!(size_of::<BoundsRecord>(), 24);
+        assert_eq!(size_of::<MeshRecord>(), 80);
+        assert_eq!(size_of::<VertexRecord>(), 56);
+        assert_eq!(size_of::<ImageRecord>(), 16);
+    }
+}

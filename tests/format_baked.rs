@@ -1,0 +1,507 @@
+//! The baked-file reader against damaged and hostile input: every flipped bit and every
+//! truncation of a small file is an error; files with valid checksums but hostile tables (huge
+//! counts, ranges past the end, parents out of order, broken UTF-8, NaN texels) get a typed
+//! error naming the problem; a bounded random fuzz never panics; the committed format 1.0
+//! fixture and every saved crashing input stay readable (or cleanly refused) forever.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use throng::bake::{BakeOptions, Recipe, bake};
+use throng::format::records::{StrRef, anim_flags, kinds};
+use throng::format::{Builder, Container, FormatError, TexelFormat, ThrongFile, Writer};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// A tiny character: two joints, one triangle, a clip whose root travels 2 m along +x in 1 s
+/// (extracted as root motion), events, and a state blending two speeds of it.
+fn tiny_recipe(tag: &str) -> Recipe {
+    let json = common::one_channel_model(
+        "translation",
+        "LINEAR",
+        &[0.0, 1.0],
+        &[0.0, 1.0, 0.0, 2.0, 1.0, 0.0],
+    );
+    let model = common::write_gltf(tag, "slide.gltf", &json);
+    let dir = model.parent().unwrap();
+    std::fs::write(
+        dir.join("slide.toml"),
+        r#"model = "slide.gltf"
+root_joint = "child"
+initial = "go"
+[clips.test]
+root_motion = true
+events = [{ name = "step", time = 0.5 }]
+[parameters]
+pace = { type = "float", default = 1.0 }
+[states.go]
+blend1d = "pace"
+children = [{ at = 1.0, clip = "test" }, { at = 2.0, clip = "test", speed = 2.0 }]
+"#,
+    )
+    .unwrap();
+    let recipe = dir.join("tiny.toml");
+    std::fs::write(
+        &recipe,
+        "output = \"tiny.throng\"\nfps = 4\nprecision = \"f32\"\nlods = [1.0]\n[[characters]]\nname = \"tiny\"\ncharacter = \"slide.toml\"\n[characters.params]\npace = [1.0, 2.0]\n",
+    )
+    .unwrap();
+    Recipe::load(&recipe).unwrap()
+}
+
+fn tiny_builder(tag: &str) -> Builder {
+    bake(&tiny_recipe(tag), &BakeOptions::default())
+        .unwrap()
+        .builder
+}
+
+/// Recomputes the size and both checksums after an edit, so the edit reaches the table checks.
+fn fix_checksums(b: &mut [u8]) {
+    if b.len() < 64 {
+        return;
+    }
+    let size = b.len() as u64;
+    b[16..24].copy_from_slice(&size.to_le_bytes());
+    let content = crc32fast::hash(&b[64..]);
+    b[24..28].copy_from_slice(&content.to_le_bytes());
+    let header = crc32fast::hash(&b[..60]);
+    b[60..64].copy_from_slice(&header.to_le_bytes());
+}
+
+fn read(bytes: &[u8]) -> Result<ThrongFile, String> {
+    ThrongFile::from_bytes(bytes, "x.throng").map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_tiny_file_reads_back() {
+    let b = tiny_builder("tiny-ok");
+    let f = read(&b.to_bytes().unwrap()).unwrap();
+    assert_eq!(f.characters().len(), 1);
+    // The clip, and the state at two paces.
+    assert_eq!(f.anims().len(), 3);
+    assert!(
+        f.anims()
+            .iter()
+            .all(|a| a.flags & anim_flags::ROOT_MOTION != 0)
+    );
+    assert_eq!(
+        f.events().len(),
+        3,
+        "the step once per cycle of each animation"
+    );
+}
+
+#[test]
+fn every_flipped_bit_and_every_truncation_is_an_error() {
+    let bytes = tiny_builder("tiny-flip").to_bytes().unwrap();
+    assert!(
+        bytes.len() < 16_384,
+        "keep the file small: {} bytes",
+        bytes.len()
+    );
+    let mut b = bytes.clone();
+    for i in 0..b.len() {
+        for bit in 0..8 {
+            b[i] ^= 1 << bit;
+            assert!(
+                read(&b).is_err(),
+                "flipping bit {bit} of byte {i} went unnoticed"
+            );
+            b[i] ^= 1 << bit;
+        }
+    }
+    for len in 0..bytes.len() {
+        assert!(
+            read(&bytes[..len]).is_err(),
+            "truncation to {len} bytes was accepted"
+        );
+    }
+    assert!(read(&bytes).is_ok());
+}
+
+/// Edits the builder, then expects reading to fail with `expected` in the message.
+fn refused(tag: &str, expected: &str, edit: impl FnOnce(&mut Builder)) {
+    let mut b = tiny_builder(tag);
+    edit(&mut b);
+    let e = read(&b.to_bytes().unwrap())
+        .err()
+        .unwrap_or_else(|| panic!("{tag}: accepted; expected an error containing '{expected}'"));
+    assert!(e.contains(expected), "{tag}: '{e}' lacks '{expected}'");
+    assert!(e.starts_with("x.throng: "), "{e}");
+}
+
+#[test]
+fn hostile_tables_get_typed_errors() {
+    refused("joints", "joints (1 to 65536", |b| {
+        b.characters[0].joint_count = u32::MAX
+    });
+    refused("joints0", "0 joints", |b| b.characters[0].joint_count = 0);
+    refused("anim-count", "run past the tables", |b| {
+        b.characters[0].anim_count = u32::MAX
+    });
+    refused("mesh-count", "run past the tables", |b| {
+        b.characters[0].lod_count = u32::MAX;
+        b.characters[0].part_count = u32::MAX;
+    });
+    refused("parent-self", "is not an earlier joint", |b| {
+        b.joints[0].parent = 0
+    });
+    refused("parent-later", "is not an earlier joint", |b| {
+        b.joints[0].parent = 1
+    });
+    refused("parent-neg", "is not an earlier joint", |b| {
+        b.joints[1].parent = -7
+    });
+    refused("ibm", "inverse bind matrix is not finite", |b| {
+        b.joints[1].inverse_bind[5] = f32::NAN
+    });
+    refused("texel-range", "run past the", |b| {
+        b.anims[0].first_texel = u64::MAX - 3
+    });
+    refused("frames", "run past the", |b| {
+        b.anims[0].frame_count = u32::MAX
+    });
+    refused("no-frames", "no frames", |b| b.anims[0].frame_count = 0);
+    refused("kind", "unknown kind 9", |b| b.anims[0].kind = 9);
+    refused("flags", "unknown flags", |b| b.anims[0].flags |= 0x80);
+    refused("duration", "must be finite", |b| {
+        b.anims[0].duration = f32::INFINITY
+    });
+    refused("owner", "belongs to character 3", |b| {
+        b.anims[1].character = 3
+    });
+    refused("events", "events from", |b| b.anims[0].event_count = 1000);
+    refused("event-time", "within 0..", |b| b.events[0].time = 99.0);
+    refused("motion", "root motion of", |b| {
+        b.anims[0].first_motion = u32::MAX
+    });
+    refused("bounds", "bounds of", |b| {
+        b.anims[0].first_bounds = u32::MAX - 1
+    });
+    refused("bounds-order", "min above max", |b| {
+        b.bounds[0].min[1] = 1e9
+    });
+    refused("string", "lies outside the string table", |b| {
+        b.anims[0].name = StrRef {
+            offset: u32::MAX,
+            len: 2,
+        }
+    });
+    refused("utf8", "not valid UTF-8", |b| {
+        let r = b.string("é");
+        b.characters[0].name = StrRef {
+            offset: r.offset,
+            len: 1,
+        };
+    });
+    refused("index", "is past its 3 vertices", |b| b.indices[1] = 3);
+    refused("vertex-joint", "joint 2 does not exist", |b| {
+        b.vertices[0].joints[0] = 2
+    });
+    refused("vertex-nan", "a value is not finite", |b| {
+        b.vertices[2].normal[0] = f32::NAN
+    });
+    refused("mesh-vertices", "vertices from", |b| {
+        b.meshes[0].vertex_count = 1 << 30
+    });
+    refused("triangles", "whole triangles", |b| {
+        b.meshes[0].index_count = 2;
+    });
+    refused("image", "image 0 does not exist", |b| b.meshes[0].image = 0);
+    refused("image-size", "do not fit", |b| {
+        b.push_image(4, 4, &[0; 16]);
+    });
+    refused("placement", "its place says", |b| b.meshes[0].lod = 1);
+    refused("nan-texel", "is not finite", |b| {
+        b.push_texels(&[[0.0, f32::NAN, 0.0, 0.0]]);
+    });
+}
+
+#[test]
+fn nan_f16_texels_and_a_bad_info_section_are_refused() {
+    let mut recipe = tiny_recipe("tiny-f16");
+    recipe.precision = throng::bake::PrecisionChoice::F16;
+    let mut b = bake(
+        &recipe,
+        &BakeOptions {
+            force: true,
+            progress: None,
+        },
+    )
+    .unwrap()
+    .builder;
+    assert_eq!(b.format(), TexelFormat::Rgba16F);
+    b.push_texels(&[[f32::INFINITY, 0.0, 0.0, 0.0]]);
+    let e = read(&b.to_bytes().unwrap()).err().unwrap();
+    assert!(e.contains("is not finite"), "{e}");
+
+    // A texel count that disagrees with the texel bytes, and an unknown format code.
+    let bytes = tiny_builder("tiny-info").to_bytes().unwrap();
+    let c = Container::from_bytes(&bytes, "x").unwrap();
+    let info = c
+        .sections()
+        .iter()
+        .find(|s| s.kind == kinds::INFO)
+        .unwrap()
+        .range
+        .start;
+    for (at, value, expected) in [
+        (
+            info + 8,
+            u64::MAX.to_le_bytes().to_vec(),
+            "texels, but section 'TEXL' is",
+        ),
+        (info, 7u32.to_le_bytes().to_vec(), "unknown texel format 7"),
+        (
+            info + 4,
+            9u32.to_le_bytes().to_vec(),
+            "INFO says the largest skeleton has 9",
+        ),
+    ] {
+        let mut b = bytes.clone();
+        b[at..at + value.len()].copy_from_slice(&value);
+        fix_checksums(&mut b);
+        let e = read(&b).err().unwrap();
+        assert!(e.contains(expected), "'{e}' lacks '{expected}'");
+    }
+}
+
+#[test]
+fn missing_sections_and_bad_metadata_are_refused() {
+    let b = tiny_builder("tiny-missing");
+    let full = Container::from_bytes(&b.to_bytes().unwrap(), "x").unwrap();
+    for skip in [kinds::INFO, kinds::ANIM, kinds::TEXL, kinds::META] {
+        let mut w = Writer::new();
+        for s in full.sections().iter().filter(|s| s.kind != skip) {
+            w.add(s.kind, s.align, full.bytes()[s.range.clone()].to_vec())
+                .unwrap();
+        }
+        let e = read(&w.to_bytes()).err().unwrap();
+        let name = String::from_utf8_lossy(&skip).into_owned();
+        assert!(e.contains(&format!("no '{name}' section")), "{e}");
+    }
+    let mut w = Writer::new();
+    for s in full.sections() {
+        let data = if s.kind == kinds::META {
+            b"{\"tool\": 3}".to_vec()
+        } else {
+            full.bytes()[s.range.clone()].to_vec()
+        };
+        w.add(s.kind, s.align, data).unwrap();
+    }
+    let e = read(&w.to_bytes()).err().unwrap();
+    assert!(
+        e.contains("section 'META' is not valid bake metadata"),
+        "{e}"
+    );
+}
+
+/// One random mutation: flipped bits, a hostile integer written over a field, bytes cut or
+/// inserted, or bytes copied from elsewhere in the file.
+fn mutate(rng: &mut common::Rng, b: &mut Vec<u8>) {
+    const HOSTILE: [u64; 8] = [
+        0,
+        1,
+        0x7f,
+        0xffff,
+        0x8000_0000,
+        0xffff_ffff,
+        u64::MAX,
+        1 << 40,
+    ];
+    match rng.below(5) {
+        0 => {
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(b.len());
+                b[i] ^= 1 << rng.below(8);
+            }
+        }
+        1 => {
+            // Aligned 4- or 8-byte fields: where counts, offsets and indices live.
+            let width = if rng.below(2) == 0 { 4 } else { 8 };
+            let at = rng.below(b.len() / width) * width;
+            let v = HOSTILE[rng.below(HOSTILE.len())].wrapping_add(rng.below(3) as u64);
+            let bytes = v.to_le_bytes();
+            let end = (at + width).min(b.len());
+            b[at..end].copy_from_slice(&bytes[..end - at]);
+        }
+        2 => {
+            let at = rng.below(b.len());
+            let n = 1 + rng.below(64);
+            b.drain(at..(at + n).min(b.len()));
+        }
+        3 => {
+            let at = rng.below(b.len());
+            let n = 1 + rng.below(64);
+            let fill: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+            b.splice(at..at, fill);
+        }
+        _ => {
+            let (from, to, n) = (rng.below(b.len()), rng.below(b.len()), 1 + rng.below(32));
+            let chunk: Vec<u8> = b[from..(from + n).min(b.len())].to_vec();
+            let end = (to + chunk.len()).min(b.len());
+            b[to..end].copy_from_slice(&chunk[..end - to]);
+        }
+    }
+}
+
+/// Where crashing inputs are saved for turning into regression fixtures.
+fn crash_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-crashes")
+}
+
+#[test]
+fn fuzzed_files_never_panic_the_reader() {
+    // Rounds, a time limit and the seed come from the environment (.ci/run fuzzes for a
+    // bounded time); checksums are recomputed after most mutations so that they reach the
+    // table checks.
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let rounds = env("THRONG_READER_FUZZ_ROUNDS").unwrap_or(2_000) as usize;
+    let limit = std::time::Duration::from_secs(env("THRONG_READER_FUZZ_SECONDS").unwrap_or(3600));
+    let start = std::time::Instant::now();
+    let seed: u64 = std::env::var("THRONG_READER_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x7468_726f_6e67);
+    let mut recipe = tiny_recipe("fuzz");
+    let f32_file = bake(&recipe, &BakeOptions::default())
+        .unwrap()
+        .builder
+        .to_bytes()
+        .unwrap();
+    recipe.precision = throng::bake::PrecisionChoice::F16;
+    let f16_file = bake(
+        &recipe,
+        &BakeOptions {
+            force: true,
+            progress: None,
+        },
+    )
+    .unwrap()
+    .builder
+    .to_bytes()
+    .unwrap();
+    let mut rng = common::Rng(seed | 1);
+    let (mut refused, mut accepted) = (0, 0);
+    for round in 0..rounds {
+        if start.elapsed() > limit {
+            break;
+        }
+        let mut b = if round % 2 == 0 {
+            f32_file.clone()
+        } else {
+            f16_file.clone()
+        };
+        for _ in 0..1 + rng.below(3) {
+            mutate(&mut rng, &mut b);
+        }
+        if rng.below(8) != 0 {
+            fix_checksums(&mut b);
+        }
+        let result = std::panic::catch_unwind(|| ThrongFile::from_bytes(&b, "fuzz").is_ok());
+        match result {
+            Ok(true) => accepted += 1,
+            Ok(false) => refused += 1,
+            Err(_) => {
+                let dir = crash_dir();
+                let _ = std::fs::create_dir_all(&dir);
+                let path = dir.join(format!("crash-{seed}-{round}.throng"));
+                let _ = std::fs::write(&path, &b);
+                panic!(
+                    "round {round} (seed {seed}) panicked the reader; input saved to {} (move it to tests/fixtures/reader-regressions once fixed)",
+                    path.display()
+                );
+            }
+        }
+    }
+    let done = refused + accepted;
+    println!(
+        "fuzz: {done} rounds in {:.1} s, {refused} refused, {accepted} accepted (seed {seed})",
+        start.elapsed().as_secs_f64()
+    );
+    assert!(done >= rounds.min(1_000), "only {done} rounds ran");
+    assert!(refused > done / 2, "most mutations must be refused");
+}
+
+#[test]
+fn saved_hostile_inputs_are_refused_without_panic() {
+    // Hand-made hostile files (huge counts, overflowing ranges, parent cycles, broken UTF-8,
+    // NaN texels, overlapping sections, truncations) and any fuzz crash once fixed: all of
+    // them are invalid, so each must be refused, and reading must return, never panic.
+    let dir = fixtures().join("reader-regressions");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).expect("tests/fixtures/reader-regressions exists") {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "throng") {
+            let bytes = std::fs::read(&path).unwrap();
+            let r = std::panic::catch_unwind(|| {
+                ThrongFile::from_bytes(&bytes, &path.display().to_string()).err()
+            });
+            match r {
+                Ok(Some(e)) => println!("{}: {e}", path.display()),
+                Ok(None) => panic!("{}: accepted, but it is invalid", path.display()),
+                Err(_) => panic!("{}: the reader panicked", path.display()),
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 17, "only {n} saved inputs in {}", dir.display());
+}
+
+#[test]
+fn the_format_1_0_fixture_stays_readable() {
+    let path = fixtures().join("format-1.0.throng");
+    if std::env::var("THRONG_BLESS").is_ok_and(|v| v == "1") {
+        let mut recipe = tiny_recipe("fixture");
+        recipe.output = path.clone();
+        bake(&recipe, &BakeOptions::default())
+            .unwrap()
+            .builder
+            .write(&path)
+            .unwrap();
+    }
+    let f = ThrongFile::open(&path).unwrap_or_else(|e| {
+        panic!("{e} (the committed fixture must stay; THRONG_BLESS=1 recreates it only if lost)")
+    });
+    assert_eq!(f.container().version(), (1, 0));
+    assert_eq!(f.format(), TexelFormat::Rgba32F);
+    assert_eq!(f.characters().len(), 1);
+    let ch = &f.characters()[0];
+    assert_eq!(f.str(ch.name), "tiny");
+    let joints: Vec<(&str, i32)> = f
+        .joints()
+        .iter()
+        .map(|j| (f.str(j.name), j.parent))
+        .collect();
+    assert_eq!(joints, [("root", -1), ("child", 0)]);
+    let anims: Vec<(&str, u32, f32)> = f
+        .anims()
+        .iter()
+        .map(|a| (f.str(a.name), a.frame_count, a.param_value))
+        .collect();
+    assert_eq!(anims, [("test", 4, 0.0), ("go", 4, 1.0), ("go", 2, 2.0)]);
+    // The clip travels 2 m per second along +x: root motion 0.5 m per frame at 4 frames/s.
+    let clip = &f.anims()[0];
+    for k in 0..4 {
+        let m = &f.motion()[(clip.first_motion + k) as usize];
+        assert!((m.x - 0.5 * k as f32).abs() < 1e-4, "{m:?}");
+    }
+    assert_eq!(f.str(f.events()[0].name), "step");
+    // Every texel is a row of an affine matrix whose 3x3 part is a rotation (the clip only
+    // translates): rows of unit length. Tolerance: f32 rounding of the pipeline.
+    let t = f.texels();
+    for i in 0..t.len() {
+        let r = t.get(i);
+        let len = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]).sqrt();
+        assert!((len - 1.0).abs() < 1e-5, "texel {i}: {r:?}");
+    }
+    let (v, idx) = f.mesh_data(0);
+    assert_eq!((v.len(), idx.len()), (3, 3));
+    assert!(matches!(
+        ThrongFile::from_bytes(&std::fs::read(&path).unwrap()[..100], "cut"),
+        Err(FormatError::Size { .. })
+    ));
+}
