@@ -1,0 +1,368 @@
+// Tests of the independent reader on the committed fixture tests/fixtures/format-1.0.throng:
+// it reads; every flipped byte and every truncation is refused; hand edits with their
+// checksums recomputed are refused by the rule they break; and files re-laid out by the
+// spec's writing rules (unknown sections, other orders, a newer minor) still read.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { crc32, f16ToNumber, inspect, readThrong, texelMatrix, ThrongFormatError } from '../read.mjs';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const FIXTURE = join(repo, 'tests/fixtures/format-1.0.throng');
+const fixture = () => new Uint8Array(readFileSync(FIXTURE));
+
+/** Asserts that reading `bytes` throws a ThrongFormatError of `rule` (e.g. "baked 12"). */
+function refused(bytes, rule, what = rule) {
+  let error;
+  try {
+    readThrong(bytes, 'edited');
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error, `${what}: the file was accepted`);
+  assert.ok(error instanceof ThrongFormatError, `${what}: ${error.stack}`);
+  if (rule) assert.equal(error.rule, rule, `${what}: ${error.message}`);
+  return error;
+}
+
+/** Rewrites the content CRC, then the header CRC, as the spec defines them. */
+function fixCrcs(bytes) {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  dv.setUint32(24, crc32(bytes, 64, bytes.length), true);
+  dv.setUint32(60, crc32(bytes, 0, 60), true);
+  return bytes;
+}
+
+/** A copy of the fixture with `edit(dataView, sections by kind)` applied and CRCs recomputed. */
+function edited(edit) {
+  const bytes = fixture();
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const sec = Object.fromEntries(readThrong(fixture()).sections.map((s) => [s.kind, s]));
+  edit(dv, sec, bytes);
+  return fixCrcs(bytes);
+}
+
+/**
+ * Lays a file out as the spec's "Writing" section says: header, table at 64, then each section
+ * at the next multiple of its alignment, zero padding; CRCs filled in.
+ */
+function layOut(sections, { major = 1, minor = 0 } = {}) {
+  const tableEnd = 64 + 32 * sections.length;
+  let end = tableEnd;
+  const placed = sections.map((s) => {
+    const offset = Math.ceil(end / s.align) * s.align;
+    end = offset + s.data.length;
+    return { ...s, offset };
+  });
+  const bytes = new Uint8Array(end);
+  const dv = new DataView(bytes.buffer);
+  bytes.set([0x54, 0x48, 0x52, 0x4f, 0x4e, 0x47, 0x00, 0x1a]);
+  dv.setUint16(8, major, true);
+  dv.setUint16(10, minor, true);
+  dv.setBigUint64(16, BigInt(end), true);
+  dv.setUint32(28, sections.length, true);
+  dv.setBigUint64(32, 64n, true);
+  dv.setUint32(40, 64, true);
+  placed.forEach((s, i) => {
+    const at = 64 + 32 * i;
+    bytes.set(Buffer.from(s.kind, 'latin1'), at);
+    dv.setBigUint64(at + 8, BigInt(s.offset), true);
+    dv.setBigUint64(at + 16, BigInt(s.data.length), true);
+    dv.setUint32(at + 24, s.align, true);
+    bytes.set(s.data, s.offset);
+  });
+  return fixCrcs(bytes);
+}
+
+/** The fixture's sections with their data, in table order. */
+function fixtureSections() {
+  const bytes = fixture();
+  return readThrong(bytes).sections.map((s) => ({
+    kind: s.kind,
+    align: s.align,
+    data: bytes.slice(s.offset, s.offset + s.size),
+  }));
+}
+
+test('CRC-32 and f16 as the spec defines them', () => {
+  assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
+  assert.equal(f16ToNumber(0x3c00), 1);
+  assert.equal(f16ToNumber(0xc000), -2);
+  assert.equal(f16ToNumber(0x0001), 2 ** -24);
+  assert.equal(f16ToNumber(0x7bff), 65504);
+});
+
+test('the committed fixture reads', () => {
+  const f = readThrong(fixture(), 'format-1.0.throng');
+  assert.deepEqual(f.version, { major: 1, minor: 0 });
+  assert.equal(f.fileSize, 5056);
+  assert.deepEqual(
+    f.sections.map((s) => s.kind),
+    ['INFO', 'STRS', 'CHAR', 'JOIN', 'ANIM', 'EVNT', 'MOTN', 'BNDS', 'MESH', 'IMAG', 'META', 'VERT', 'INDX', 'PIXL', 'TEXL'],
+  );
+  assert.equal(f.texelFormat, 'rgba32f');
+  assert.equal(f.texelCount, 60);
+  assert.equal(f.maxJoints, 2);
+  assert.equal(f.characters.length, 1);
+  const c = f.characters[0];
+  assert.equal(c.name, 'tiny');
+  assert.equal(c.height, 1);
+  assert.deepEqual(c.joints.map((j) => [j.name, j.parent]), [['root', -1], ['child', 0]]);
+  assert.deepEqual(
+    c.anims.map((a) => [a.name, a.kind, a.param, a.paramValue, a.looping, a.rootMotion, a.duration, a.frameCount, a.firstTexel]),
+    [
+      ['test', 0, '', 0, true, true, 1, 4, 0],
+      ['go', 1, 'pace', 1, true, true, 1, 4, 24],
+      ['go', 1, 'pace', 2, true, true, 0.5, 2, 48],
+    ],
+  );
+  // Root motion: frame 0 is zero; a looping clip's cycle motion is the record "after" the last.
+  assert.deepEqual(c.anims[0].motion.map((m) => m.x), [0, 0.5, 1, 1.5]);
+  assert.deepEqual(c.anims[0].cycleMotion, [2, 0, 0]);
+  assert.deepEqual(c.anims[0].events.map((e) => [e.name, e.time]), [['step', 0.5]]);
+  assert.equal(c.meshes.length, 1);
+  assert.equal(c.meshes[0].name, 'body#0');
+  assert.equal(c.meshes[0].indexCount, 3);
+  assert.equal(f.metadata.tool.split(' ')[0], 'throng');
+  assert.equal(f.metadata.inputs.length, 2);
+  // Texels: 12 finite values per joint; the whole table is covered by the three animations.
+  for (const a of f.anims) {
+    for (let frame = 0; frame < a.frameCount; frame++) {
+      for (let j = 0; j < a.jointCount; j++) {
+        const m = texelMatrix(f, a.index, frame, j);
+        assert.equal(m.length, 12);
+        assert.ok(m.every(Number.isFinite));
+      }
+    }
+  }
+  assert.throws(() => texelMatrix(f, 0, 4, 0), RangeError);
+  const shown = inspect(fixture(), 'fx');
+  assert.equal(shown.file, 'fx');
+  assert.equal(shown.version, '1.0');
+  assert.deepEqual(shown.characters[0].anims[0].bounds, [[0, 1, 0], [1, 2, 0]]);
+  assert.ok(!('param' in shown.characters[0].anims[0]));
+  assert.ok(!('image' in shown.characters[0].meshes[0]));
+});
+
+test('laying the fixture out again by the spec gives the same bytes', () => {
+  assert.deepEqual(layOut(fixtureSections()), fixture());
+});
+
+test('unknown section kinds, another section order and a newer minor are accepted', () => {
+  const expected = inspect(fixture(), 'f');
+  const sections = fixtureSections();
+  const extra = { kind: 'ZZ~!', align: 64, data: new Uint8Array([1, 2, 3]) };
+  const variants = [
+    layOut([...sections, extra]),
+    layOut([extra, ...sections.slice().reverse()]),
+    layOut(sections, { minor: 7 }),
+  ];
+  for (const v of variants) {
+    const got = inspect(v, 'f');
+    // Only the section list and version may differ.
+    for (const key of ['characters', 'images', 'metadata', 'texel_count', 'texel_format', 'max_joints']) {
+      assert.deepEqual(got[key], expected[key], key);
+    }
+  }
+  assert.equal(inspect(variants[2], 'f').version, '1.7');
+  // Non-zero flags and reserved fields are ignored.
+  const flagged = edited((dv, sec) => {
+    dv.setUint32(12, 0xffffffff, true); // header flags
+    dv.setUint32(44, 0xdeadbeef, true); // header reserved
+    dv.setUint32(64 + 4, 7, true); // section flags
+    dv.setUint32(64 + 28, 7, true); // section reserved
+    dv.setUint32(sec.INFO.offset + 16, 9, true); // INFO reserved
+    dv.setUint32(sec.CHAR.offset + 40, 9, true); // CharacterRecord reserved
+    dv.setUint32(sec.JOIN.offset + 12, 9, true); // JointRecord reserved
+    dv.setUint32(sec.ANIM.offset + 88, 9, true); // AnimRecord reserved
+    dv.setUint32(sec.MESH.offset + 68, 9, true); // MeshRecord reserved
+  });
+  assert.deepEqual(inspect(flagged, 'f').characters, expected.characters);
+});
+
+test('every flipped byte is refused', () => {
+  const original = fixture();
+  for (let i = 0; i < original.length; i++) {
+    for (const mask of [0xff, 0x01, 0x80]) {
+      const bytes = original.slice();
+      bytes[i] ^= mask;
+      const e = refused(bytes, null, `byte ${i} ^ ${mask}`);
+      // Past the header, only the content CRC can catch a flip; in it, the magic, the major
+      // version or the header CRC.
+      if (i >= 64) assert.equal(e.rule, 'container 4', `byte ${i}: ${e.message}`);
+      else assert.match(e.rule, /^container [123]$/, `byte ${i}: ${e.message}`);
+    }
+  }
+});
+
+test('every truncation, and an appended byte, is refused', () => {
+  const original = fixture();
+  for (let n = 0; n < original.length; n++) {
+    const e = refused(original.subarray(0, n), null, `first ${n} bytes`);
+    assert.equal(e.rule, n < 64 ? 'container 1' : 'container 3', `${n} bytes: ${e.message}`);
+  }
+  const longer = new Uint8Array(original.length + 1);
+  longer.set(original);
+  refused(longer, 'container 3');
+});
+
+test('a parent index pointing forward is refused by baked rule 12', () => {
+  const e = refused(edited((dv, sec) => dv.setInt32(sec.JOIN.offset + 8, 1, true)), 'baked 12');
+  assert.match(e.message, /parent 1/);
+  // A joint that is its own parent, and a parent below -1.
+  refused(edited((dv, sec) => dv.setInt32(sec.JOIN.offset + 80 + 8, 1, true)), 'baked 12');
+  refused(edited((dv, sec) => dv.setInt32(sec.JOIN.offset + 80 + 8, -2, true)), 'baked 12');
+});
+
+test('a newer major version is refused with both versions named', () => {
+  const e = refused(edited((dv) => dv.setUint16(8, 2, true)), 'container 2');
+  assert.match(e.message, /format 2\.0/);
+  assert.match(e.message, /1\.x/);
+});
+
+// One edit per rule, CRCs recomputed, each refused by the rule it breaks.
+const RULE_EDITS = [
+  ['container 1', (dv, sec, b) => { b[7] = 0; }],
+  ['container 3', (dv) => dv.setBigUint64(16, 5055n, true)],
+  ['container 5', (dv) => dv.setUint32(40, 65, true)],
+  ['container 5', (dv) => dv.setBigUint64(32, 32n, true)],
+  ['container 5', (dv) => dv.setUint32(28, 1000, true)],
+  ['container 5', (dv) => dv.setBigUint64(32, 0xffffffffffffffffn, true)],
+  ['container 6', (dv) => dv.setUint8(64 + 3, 0x20)], // "INF " : not printable
+  ['container 6', (dv) => dv.setUint32(64 + 24, 3, true)], // alignment 3
+  ['container 6', (dv) => dv.setUint32(64 + 24, 8192, true)], // alignment 8192
+  ['container 6', (dv) => dv.setUint32(64 + 32 * 14 + 24, 8192, true)], // TEXL alignment 8192
+  ['container 6', (dv) => dv.setBigUint64(64 + 32 * 14 + 16, 0xffffffffffffff00n, true)], // size overflows
+  ['container 6', (dv) => dv.setBigUint64(64 + 32 * 14 + 16, 961n, true)], // past the end
+  ['container 6', (dv) => dv.setBigUint64(64 + 8, 512n, true)], // INFO inside the table
+  ['container 6', (dv) => dv.setBigUint64(64 + 32 + 8, 575n, true)], // STRS overlaps INFO
+  ['container 6', (dv) => dv.setBigUint64(64 + 32 * 2 + 8, 620n, true)], // CHAR misaligned
+  ['container 6', (dv, sec, b) => b.set(Buffer.from('INFO'), 64 + 32)], // two INFOs
+  ['baked 1', (dv, sec, b) => b.set(Buffer.from('INFX'), 64)],
+  ['baked 2', (dv, sec) => dv.setUint32(sec.INFO.offset, 3, true)],
+  ['baked 2', (dv) => dv.setBigUint64(64 + 16, 24n, true)], // INFO 24 bytes
+  ['baked 3', (dv) => dv.setBigUint64(64 + 32 * 2 + 16, 40n, true)], // CHAR 40 bytes
+  ['baked 3', (dv) => dv.setBigUint64(64 + 32 * 6 + 16, 116n, true)], // MOTN 116 bytes
+  ['baked 4', (dv) => dv.setBigUint64(64 + 32 * 11 + 16, 164n, true)], // VERT 164 bytes
+  ['baked 4', (dv) => dv.setBigUint64(64 + 32 * 12 + 16, 10n, true)], // INDX 10 bytes
+  ['baked 4', (dv) => {
+    dv.setBigUint64(64 + 32 * 12 + 8, 2610n, true); // INDX at 2610 (align 2)
+    dv.setUint32(64 + 32 * 12 + 24, 2, true);
+    dv.setBigUint64(64 + 32 * 12 + 16, 4n, true);
+  }],
+  ['baked 5', (dv, sec) => dv.setBigUint64(sec.INFO.offset + 8, 59n, true)],
+  ['baked 5', (dv, sec) => dv.setBigUint64(sec.INFO.offset + 8, 1n << 60n, true)], // × 16 overflows
+  ['baked 6', (dv, sec) => dv.setFloat32(sec.TEXL.offset + 4 * 7, NaN, true)],
+  ['baked 6', (dv, sec) => dv.setFloat32(sec.TEXL.offset + 959 - 3, -Infinity, true)],
+  ['baked 7', (dv, sec) => dv.setUint32(sec.CHAR.offset + 4, 34, true)], // name past STRS (33 bytes)
+  ['baked 7', (dv, sec) => dv.setUint32(sec.CHAR.offset, 0xffffffff, true)], // offset overflows
+  ['baked 7', (dv, sec, b) => { b[sec.STRS.offset] = 0xff; }], // "tiny" not UTF-8
+  ['baked 7', (dv, sec) => dv.setUint32(sec.ANIM.offset + 96 + 44, 40, true)], // param past STRS
+  ['baked 7', (dv, sec) => dv.setUint32(sec.EVNT.offset + 8, 40, true)], // event name
+  ['baked 7', (dv, sec) => dv.setUint32(sec.MESH.offset + 4, 40, true)], // mesh name
+  ['baked 8', (dv, sec) => dv.setUint32(sec.CHAR.offset + 12, 0, true)],
+  ['baked 8', (dv, sec) => dv.setUint32(sec.CHAR.offset + 12, 65537, true)],
+  ['baked 9', (dv, sec) => dv.setUint32(sec.CHAR.offset + 8, 1, true)],
+  ['baked 9', (dv, sec) => dv.setUint32(sec.CHAR.offset + 12, 3, true)], // 3 joints > 2 records
+  ['baked 9', (dv, sec) => dv.setUint32(sec.CHAR.offset + 20, 4, true)],
+  ['baked 9', (dv, sec) => dv.setUint32(sec.CHAR.offset + 24, 1, true)],
+  ['baked 9', (dv, sec) => dv.setUint32(sec.CHAR.offset + 32, 0x10000, true)], // 1 × 65536 meshes
+  ['baked 10', (dv, sec) => dv.setUint32(sec.CHAR.offset + 32, 0, true)],
+  ['baked 11', (dv, sec) => dv.setFloat32(sec.CHAR.offset + 36, 0, true)],
+  ['baked 11', (dv, sec) => dv.setFloat32(sec.CHAR.offset + 36, -1, true)],
+  ['baked 11', (dv, sec) => dv.setFloat32(sec.CHAR.offset + 36, Infinity, true)],
+  ['baked 13', (dv, sec) => dv.setFloat32(sec.JOIN.offset + 80 + 16 + 4 * 13, NaN, true)],
+  ['baked 14', (dv, sec) => dv.setUint32(sec.ANIM.offset + 96 + 8, 1, true)],
+  ['baked 15', (dv, sec) => dv.setUint32(sec.ANIM.offset + 12, 2, true)],
+  ['baked 15', (dv, sec) => dv.setUint32(sec.ANIM.offset + 16, 7, true)],
+  ['baked 16', (dv, sec) => dv.setUint32(sec.ANIM.offset + 20, 0, true)],
+  ['baked 17', (dv, sec) => dv.setFloat32(sec.ANIM.offset + 32, -1, true)], // duration
+  ['baked 17', (dv, sec) => dv.setFloat32(sec.ANIM.offset + 36, NaN, true)], // fps
+  ['baked 17', (dv, sec) => dv.setFloat32(sec.ANIM.offset + 48, Infinity, true)], // param_value
+  ['baked 17', (dv, sec) => dv.setFloat32(sec.ANIM.offset + 72, NaN, true)], // cycle yaw
+  ['baked 17', (dv, sec) => dv.setFloat32(sec.ANIM.offset + 84, -0.5, true)], // precision_error
+  ['baked 18', (dv, sec) => dv.setBigUint64(sec.ANIM.offset + 2 * 96 + 24, 49n, true)],
+  ['baked 18', (dv, sec) => dv.setBigUint64(sec.ANIM.offset + 2 * 96 + 24, 0xfffffffffffffff0n, true)],
+  ['baked 19', (dv, sec) => dv.setUint32(sec.ANIM.offset + 2 * 96 + 76, 9, true)],
+  ['baked 20', (dv, sec) => dv.setUint32(sec.ANIM.offset + 2 * 96 + 60, 9, true)],
+  ['baked 21', (dv, sec) => dv.setUint32(sec.ANIM.offset + 2 * 96 + 56, 2, true)], // past EVNT
+  ['baked 21', (dv, sec) => dv.setUint32(sec.EVNT.offset + 16, 0, true)], // wrong anim
+  ['baked 21', (dv, sec) => dv.setFloat32(sec.EVNT.offset + 12, 1.5, true)], // after duration
+  ['baked 21', (dv, sec) => dv.setFloat32(sec.EVNT.offset + 12, NaN, true)],
+  ['baked 21', (dv, sec) => { // events out of order: anim 0 has none, anim 1 starts at 1
+    dv.setUint32(sec.ANIM.offset + 56, 0, true);
+  }],
+  ['baked 22', (dv, sec) => dv.setUint32(sec.MESH.offset + 8, 1, true)],
+  ['baked 22', (dv, sec) => dv.setUint32(sec.MESH.offset + 16, 1, true)],
+  ['baked 23', (dv, sec) => dv.setUint32(sec.MESH.offset + 20, 2, true)],
+  ['baked 24', (dv, sec) => dv.setFloat32(sec.MESH.offset + 24, 0, true)],
+  ['baked 24', (dv, sec) => dv.setFloat32(sec.MESH.offset + 24, 1.5, true)],
+  ['baked 24', (dv, sec) => dv.setFloat32(sec.MESH.offset + 28, -1, true)],
+  ['baked 24', (dv, sec) => dv.setFloat32(sec.MESH.offset + 60, NaN, true)],
+  ['baked 25', (dv, sec) => dv.setUint32(sec.MESH.offset + 64, 0, true)],
+  ['baked 26', (dv, sec) => dv.setUint32(sec.MESH.offset + 36, 4, true)],
+  ['baked 26', (dv, sec) => dv.setUint32(sec.MESH.offset + 40, 1, true)],
+  ['baked 26', (dv, sec) => dv.setUint32(sec.MESH.offset + 44, 2, true)],
+  ['baked 27', (dv, sec) => dv.setUint32(sec.INDX.offset + 8, 3, true)],
+  ['baked 28', (dv, sec) => dv.setFloat32(sec.VERT.offset + 56 + 28, NaN, true)], // uv.y
+  ['baked 28', (dv, sec) => dv.setFloat32(sec.VERT.offset + 56 + 52, Infinity, true)], // weight 3
+  ['baked 28', (dv, sec) => dv.setUint16(sec.VERT.offset + 2 * 56 + 38, 2, true)], // joint 3
+  ['baked 29', (dv, sec) => dv.setUint32(sec.CHAR.offset + 20, 2, true)], // 1 animation left over
+  ['baked 30', (dv, sec) => dv.setUint32(sec.INFO.offset + 4, 3, true)],
+  ['baked 31', (dv, sec) => dv.setFloat32(sec.BNDS.offset + 9 * 24, 5, true)], // min > max
+  ['baked 31', (dv, sec) => dv.setFloat32(sec.BNDS.offset + 9 * 24 + 20, NaN, true)],
+  ['baked 32', (dv, sec) => dv.setFloat32(sec.MOTN.offset + 9 * 12 + 8, Infinity, true)],
+  ['baked 34', (dv, sec, b) => { b[sec.META.offset + 5] = 0x00; }], // not JSON
+  ['baked 34', (dv, sec, b) => { b[sec.META.offset] = 0x5b; }], // '[' : not an object
+  ['baked 34', (dv, sec, b) => { b[sec.META.offset + 3] = 0x58; }], // an X before the first key
+];
+
+test('each reading rule refuses the edit that breaks it', () => {
+  for (const [rule, edit] of RULE_EDITS) refused(edited(edit), rule, `${rule}: ${edit}`);
+});
+
+/** The fixture with its META replaced by `text` (laid out again). */
+function withMeta(text) {
+  return layOut(fixtureSections().map((s) => (s.kind === 'META' ? { ...s, data: Buffer.from(text) } : s)));
+}
+
+test('META: every key once with its type, unknown keys ignored', () => {
+  const meta = JSON.parse(Buffer.from(fixtureSections().find((s) => s.kind === 'META').data).toString());
+  const text = (m) => JSON.stringify(m);
+  assert.deepEqual(readThrong(withMeta(` \n${text(meta)}\t\r\n`)).metadata, meta);
+  assert.deepEqual(readThrong(withMeta(text({ ...meta, extra: [1, { x: null }] }))).metadata, meta);
+  const largest = text(meta).replace(/"bytes":(\d+)/, '"bytes":18446744073709551615'); // 2^64 - 1
+  assert.equal(readThrong(withMeta(largest)).metadata.inputs.length, 2);
+  const bad = [
+    `\uFEFF${text(meta)}`, // byte-order mark
+    `${text(meta)} x`,
+    text({ ...meta, tool: 1 }),
+    text({ ...meta, precision_budget: '0.1' }),
+    text({ ...meta, inputs: {} }),
+    text({ ...meta, inputs: [{ ...meta.inputs[0], bytes: -1 }] }),
+    text({ ...meta, inputs: [{ ...meta.inputs[0], bytes: 1.5 }] }),
+    text({ ...meta, inputs: [{ path: 'a', sha256: 'b' }] }),
+    text(meta).replace(/}$/, ', "tool": "again"}'), // a key twice
+    text(meta).replace(/"bytes":(\d+)/, '"bytes":18446744073709551616'), // 2^64
+  ];
+  for (const t of bad) refused(withMeta(t), 'baked 34', t.slice(0, 40));
+  const notUtf8 = Buffer.concat([Buffer.from(text(meta).slice(0, -1)), Buffer.from(',"x":"\xff"}', 'latin1')]);
+  refused(withMeta(notUtf8), 'baked 34', 'not UTF-8');
+});
+
+test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that bake', (t) => {
+  const path = join(repo, 'bake/mannequin.throng');
+  if (!existsSync(path)) return t.skip('bake/mannequin.throng is not baked');
+  const bytes = new Uint8Array(readFileSync(path));
+  const dv = new DataView(bytes.buffer, bytes.byteOffset);
+  if (dv.getUint32(24, true) !== 0x562935d2) return t.skip('bake/mannequin.throng is another bake');
+  const f = readThrong(bytes, 'mannequin.throng');
+  const a = f.anims[5];
+  assert.deepEqual([a.name, a.param, Math.fround(1.2) === a.paramValue, a.frameCount, a.firstTexel], ['greet', 'speed', true, 60, 19950]);
+  assert.equal(a.events[0].name, 'foot_l');
+  const m = texelMatrix(f, 5, 2, 4).map((x) => Number(x.toPrecision(5)));
+  assert.deepEqual(m, [0.97998, -0.11469, -0.1626, 0.15137, 0.10535, 0.99219, -0.065186, -0.087646, 0.16882, 0.046753, 0.98438, -0.071594]);
+});
