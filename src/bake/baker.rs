@@ -16,7 +16,7 @@ use super::error::BakeError;
 use super::frames::FrameSchedule;
 use super::measure::JointBoxes;
 use super::recipe::{AUTO_RATES, PrecisionChoice, Rate, Recipe, Selection, Source};
-use super::texels::{from_rows, lerp, rows};
+use super::texels::{from_rows, lerp, rows, through_f16};
 use crate::anim::Playback;
 use crate::anim::graph::Node;
 use crate::anim::state_machine::ParamKind;
@@ -484,18 +484,6 @@ fn matrix_at(texels: &[[f32; 4]], n: usize, f: usize, j: usize) -> Mat4 {
     from_rows(&[texels[k], texels[k + 1], texels[k + 2]])
 }
 
-/// What `m` becomes stored as f16 texels.
-#[inline]
-fn f16_matrix(m: &Mat4) -> Mat4 {
-    use half::slice::HalfFloatSliceExt as _;
-    let exact: [f32; 12] = bytemuck::cast(rows(m));
-    let mut packed = [half::f16::ZERO; 12];
-    packed.convert_from_f32_slice(&exact);
-    let mut back = [0.0f32; 12];
-    packed.convert_to_f32_slice(&mut back);
-    from_rows(&bytemuck::cast(back))
-}
-
 /// Samples `job` at `schedule`'s frames into texels, with each frame's bounds and f16 error,
 /// then measures the interpolation error at the mid-frames. Parallel over frames.
 fn sample(l: &Loaded, job: &Job, schedule: FrameSchedule, f16: bool) -> Sampled {
@@ -528,7 +516,7 @@ fn sample(l: &Loaded, job: &Job, schedule: FrameSchedule, f16: bool) -> Sampled 
                 return 0.0;
             }
             for (p, m) in packed.iter_mut().zip(frame.iter()) {
-                *p = f16_matrix(m);
+                *p = through_f16(m);
             }
             l.boxes.error(frame, packed)
         })
@@ -740,12 +728,7 @@ fn events(l: &Loaded, job: &Job) -> Vec<(String, f32)> {
     }
 }
 
-fn bake_job(
-    l: &Loaded,
-    job: &Job,
-    recipe: &Recipe,
-    options: &BakeOptions,
-) -> Result<Done, BakeError> {
+fn bake_job(l: &Loaded, job: &Job, recipe: &Recipe) -> Result<Done, BakeError> {
     // The f16 error decides the precision; a recipe that asks for f32 does not need it.
     let f16 = recipe.precision != PrecisionChoice::F32;
     let sampled = match job.rate {
@@ -757,16 +740,11 @@ fn bake_job(
         ),
         Rate::Auto => sample_auto(l, job, recipe.interpolation_budget, f16)?,
     };
-    let done = Done {
+    Ok(Done {
         motion: root_motion(l, job, &sampled.schedule),
         events: events(l, job),
         sampled,
-    };
-    report(
-        options,
-        Progress::Advance(u64::from(done.sampled.schedule.count)),
-    );
-    Ok(done)
+    })
 }
 
 /// Hex SHA-256.
@@ -845,8 +823,9 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
     for (ci, (spec, l)) in recipe.characters.iter().zip(&loaded).enumerate() {
         jobs.extend(jobs_for(ci, spec, l)?);
     }
-    // Estimated frames (auto rates are counted at the default rate).
-    let total: u64 = jobs
+    // Progress in frames; an auto rate counts as the default rate (its frames are not known
+    // before its rate is chosen), so each animation advances the bar by its estimate.
+    let estimates: Vec<u64> = jobs
         .iter()
         .map(|j| {
             let fps = match j.rate {
@@ -856,11 +835,19 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
             FrameSchedule::new(&j.name, j.duration, fps, j.looping)
                 .map_or(1, |s| u64::from(s.count))
         })
-        .sum();
-    report(options, Progress::Stage("sampling frames", total));
+        .collect();
+    report(
+        options,
+        Progress::Stage("sampling frames", estimates.iter().sum()),
+    );
     let mut done: Vec<Done> = jobs
         .par_iter()
-        .map(|j| bake_job(&loaded[j.character], j, recipe, options))
+        .zip(&estimates)
+        .map(|(j, estimate)| {
+            let d = bake_job(&loaded[j.character], j, recipe);
+            report(options, Progress::Advance(*estimate));
+            d
+        })
         .collect::<Result<_, _>>()?;
 
     // Precision: f16 where asked or where every animation fits the budget.
@@ -1118,6 +1105,9 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
             height: l.height,
             reserved: [0; 2],
         });
+        let mut warnings: Vec<String> =
+            model.warnings.iter().chain(&model.notes).cloned().collect();
+        warnings.extend(lod_shortfalls(&recipe.lods, &lod_triangles));
         reports.push(CharacterReport {
             name: l.name.clone(),
             joints: skeleton.len(),
@@ -1125,7 +1115,7 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
             lod_triangles,
             lod_errors,
             anims: anim_reports,
-            warnings: model.warnings.iter().chain(&model.notes).cloned().collect(),
+            warnings,
         });
         report(options, Progress::Advance(1));
     }
@@ -1152,6 +1142,25 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
             texels,
         },
     })
+}
+
+/// A note for each LOD level that kept far more triangles than asked (half as many again):
+/// the user should know that the level saves little.
+fn lod_shortfalls(ratios: &[f32], triangles: &[usize]) -> Vec<String> {
+    let full = triangles.first().copied().unwrap_or(0) as f32;
+    ratios
+        .iter()
+        .zip(triangles)
+        .enumerate()
+        .skip(1)
+        .filter(|(_, (r, t))| full > 0.0 && **t as f32 > **r * full * 1.5 + 3.0)
+        .map(|(l, (r, t))| {
+            format!(
+                "LOD {l} asked for {r} of the triangles and kept {:.2}: the mesh does not simplify further (triangles that share no vertices, as in flat-shaded models, or lod_max_error reached)",
+                *t as f32 / full
+            )
+        })
+        .collect()
 }
 
 fn push_vertices(out: &mut Vec<VertexRecord>, mesh: &SkinnedMesh) {

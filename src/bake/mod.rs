@@ -21,6 +21,4 @@ pub use baker::{
 pub use error::BakeError;
 pub use frames::{FrameSchedule, MAX_FRAMES};
 pub use recipe::{PrecisionChoice, Rate, Recipe};
-pub use texels::{
-    Precision, from_f16, from_rows, lerp, rows, skinned_error, through_f16, to_f16, to_texels,
-};
+pub use texels::{from_rows, lerp, rows, skinned_error, through_f16};

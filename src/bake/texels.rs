@@ -1,20 +1,11 @@
 //! Bone-matrix texels: each skinning matrix as the three rows of its 3×4 affine part, one RGBA
-//! texel per row, stored as f32 or packed to f16; and the skinned-vertex error that f16 and
-//! linear interpolation between frames make.
+//! texel per row, stored as f32 or rounded to f16; interpolation between frames; and the exact
+//! skinned-vertex error between two sets of matrices (what tests compare the baker's bounds
+//! with).
 
 use glam::{Mat4, Vec3};
-use half::f16;
 
 use crate::mesh::SkinnedMesh;
-
-/// Texel precision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Precision {
-    /// 32-bit floats: exact.
-    F32,
-    /// 16-bit floats: half the size; error measured and bounded at bake time.
-    F16,
-}
 
 /// The three rows of `m`'s affine part, `[m00 m01 m02 m03]` ... `[m20 m21 m22 m23]`: a vertex
 /// shader computes `dot(row_k, vec4(p, 1))` for each output coordinate `k`.
@@ -39,34 +30,16 @@ pub fn from_rows(r: &[[f32; 4]; 3]) -> Mat4 {
     ])
 }
 
-/// Texels of `matrices`, three per matrix, in order.
-pub fn to_texels(matrices: &[Mat4]) -> Vec<[f32; 4]> {
-    matrices.iter().flat_map(rows).collect()
-}
-
-/// Packs texels to f16 bits (round to nearest even; values beyond ±65504 become infinite, which
-/// the error measure then reports).
-pub fn to_f16(texels: &[[f32; 4]]) -> Vec<[u16; 4]> {
-    texels
-        .iter()
-        .map(|t| t.map(|x| f16::from_f32(x).to_bits()))
-        .collect()
-}
-
-/// Unpacks f16 texels.
-pub fn from_f16(texels: &[[u16; 4]]) -> Vec<[f32; 4]> {
-    texels
-        .iter()
-        .map(|t| t.map(|b| f16::from_bits(b).to_f32()))
-        .collect()
-}
-
-/// The matrices f16 storage turns `matrices` into (what a GPU reading the packed texture sees).
-pub fn through_f16(matrices: &[Mat4]) -> Vec<Mat4> {
-    from_f16(&to_f16(&to_texels(matrices)))
-        .chunks_exact(3)
-        .map(|r| from_rows(&[r[0], r[1], r[2]]))
-        .collect()
+/// What `m` becomes when stored as f16 texels (each element rounded to the nearest binary16,
+/// ties to even, as GPUs convert; beyond ±65504 it becomes infinite).
+pub fn through_f16(m: &Mat4) -> Mat4 {
+    use half::slice::HalfFloatSliceExt as _;
+    let exact: [f32; 12] = bytemuck::cast(rows(m));
+    let mut packed = [half::f16::ZERO; 12];
+    packed.convert_from_f32_slice(&exact);
+    let mut back = [0.0f32; 12];
+    packed.convert_to_f32_slice(&mut back);
+    from_rows(&bytemuck::cast(back))
 }
 
 /// The largest distance, metres, between `mesh` skinned with `exact` and with `approx` (both one
@@ -128,7 +101,7 @@ mod tests {
             Quat::from_rotation_x(0.7),
             Vec3::new(0.3, 1.2, -0.4),
         );
-        let back = through_f16(&[m])[0];
+        let back = through_f16(&m);
         // f16 keeps 11 significant bits: relative error at most 2^-11 per element.
         for (a, b) in m.to_cols_array().iter().zip(back.to_cols_array()) {
             assert!(
@@ -136,6 +109,7 @@ mod tests {
                 "{a} vs {b}"
             );
         }
-        assert!(from_f16(&to_f16(&[[1e6, 0.0, 0.0, 0.0]]))[0][0].is_infinite());
+        let far = Mat4::from_translation(Vec3::new(1e6, 0.0, 0.0));
+        assert!(through_f16(&far).w_axis.x.is_infinite());
     }
 }
