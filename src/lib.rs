@@ -37,8 +37,11 @@
 //! - [`mesh`]: skinned meshes, materials, bounds.
 //! - [`import`]: glTF import and the procedural mannequin.
 //! - [`character`]: character files (TOML): blend trees, state machine, IK, events, root motion.
-//! - [`bake`]: frame schedules and bone-matrix texels (f32 bit-exact, f16 with measured error).
-//! - [`format`]: the `.throng` container (header, sections, checksums, atomic writer, mapped reader).
+//! - [`bake`]: recipes and the baker: clips and states sampled into bone-matrix texels (f32
+//!   bit-exact, f16 under a measured budget), with events, root motion, bounds and LOD meshes.
+//! - [`format`]: the `.throng` file: container (header, sections, checksums, atomic writer),
+//!   record tables, the builder, and the validating memory-mapped reader.
+//! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
 //! - [`cli`]: the `throng` command line (glue only).
 
 pub mod anim;
@@ -48,3 +51,4 @@ pub mod cli;
 pub mod format;
 pub mod import;
 pub mod mesh;
+pub mod render;

@@ -47,7 +47,7 @@ fn append_view(j: &mut serde_json::Value, data: &[u8]) -> usize {
     let mut bytes = engine
         .decode(uri.split_once(";base64,").unwrap().1)
         .unwrap();
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(0);
     }
     let at = bytes.len();

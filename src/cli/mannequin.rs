@@ -43,7 +43,7 @@ pub(super) fn summary() -> Result<()> {
         mannequin::RUN_SPEED
     );
     println!(
-        "\nCommands:\n  throng inspect MODEL.glb [--json]               joints, clips, meshes, warnings\n  throng pose MODEL.glb [--clip C] [--time T]     joint matrices (and --positions) as JSON\n  throng pose --character FILE [--state S] [--param P=V]\n                                                  the same for a character's blended state\n  throng play FILE --script STEPS.toml            run a state machine, one JSON line per step\n  throng gen-mannequin [--out FILE]               write the mannequin GLB\n  throng --help                                   everything else\n\nCharacter files: assets/mannequin.toml, docs/CHARACTER.md."
+        "\nCommands:\n  throng bake [RECIPE.toml|MODEL.glb] [-o FILE]   bake clips and states into a .throng file\n  throng render --out crowd.png [--backend B]     draw a baked crowd offscreen (Vulkan or GL)\n  throng inspect FILE.throng [--json]             what a bake holds, errors measured\n  throng inspect MODEL.glb [--json]               joints, clips, meshes, warnings\n  throng pose MODEL.glb [--clip C] [--time T]     joint matrices (and --positions) as JSON\n  throng pose --character FILE [--state S] [--param P=V]\n                                                  the same for a character's blended state\n  throng play FILE --script STEPS.toml            run a state machine, one JSON line per step\n  throng gen-mannequin [--out FILE]               write the mannequin GLB\n  throng --help                                   everything else\n\nCharacter files: assets/mannequin.toml, docs/CHARACTER.md."
     );
     Ok(())
 }

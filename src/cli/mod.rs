@@ -7,6 +7,7 @@ mod inspect_throng;
 mod mannequin;
 mod play;
 mod pose;
+mod render;
 
 use std::path::{Path, PathBuf};
 
@@ -41,6 +42,9 @@ enum Command {
     Inspect(inspect::Args),
     /// Evaluate clips at given times and print joint matrices (and skinned vertices) as JSON.
     Pose(pose::Args),
+    /// Render one deterministic frame of a baked crowd offscreen to a PNG (Vulkan or GL, GPU or
+    /// CPU skinning).
+    Render(render::Args),
     /// Write the built-in procedural mannequin as a GLB file.
     GenMannequin(mannequin::Args),
     /// Run a character's state machine through a scripted sequence of parameter changes and
@@ -100,6 +104,7 @@ pub fn run() -> Result<()> {
         Some(Command::Inspect(args)) => inspect::run(&args),
         Some(Command::Pose(args)) => pose::run(&args),
         Some(Command::GenMannequin(args)) => mannequin::run(&args),
+        Some(Command::Render(args)) => render::run(&args),
         Some(Command::Play(args)) => play::run(&args),
         None => mannequin::summary().context("describing the built-in mannequin"),
     }

@@ -471,7 +471,7 @@ impl ThrongFile {
                         indices.len()
                     )));
                 };
-                if m.index_count % 3 != 0 {
+                if !m.index_count.is_multiple_of(3) {
                     return Err(bad(format!(
                         "mesh {mi}: {} indices is not whole triangles",
                         m.index_count
@@ -701,6 +701,38 @@ impl ThrongFile {
         let c = self.characters.get(character)?;
         (c.first_anim as usize..(c.first_anim + c.anim_count) as usize)
             .find(|&a| self.str(self.anims[a].name) == name)
+    }
+
+    /// The two frames to interpolate between at `time` seconds into animation `anim` (an
+    /// index into [`ThrongFile::anims`]) and the weight of the second, in [0, 1]: a looping
+    /// animation wraps (frame `frame_count` is frame 0), a clamped one holds its ends. This is
+    /// the sampling rule of docs/FORMAT.md.
+    pub fn frames_at(&self, anim: usize, time: f32) -> (u32, u32, f32) {
+        let Some(a) = self.anims.get(anim) else {
+            return (0, 0, 0.0);
+        };
+        let (n, d) = (a.frame_count, a.duration);
+        if !(d > 0.0 && time.is_finite()) || n < 2 && a.flags & anim_flags::LOOPING == 0 || n < 1 {
+            return (0, 0, 0.0);
+        }
+        if a.flags & anim_flags::LOOPING != 0 {
+            let u = (time / d).rem_euclid(1.0);
+            let x = u * n as f32;
+            let f0 = (x.floor() as u32).min(n - 1);
+            let w = (x - f0 as f32).clamp(0.0, 1.0);
+            (f0, (f0 + 1) % n, w)
+        } else {
+            let x = (time / d).clamp(0.0, 1.0) * (n - 1) as f32;
+            let f0 = (x.floor() as u32).min(n - 2);
+            let w = (x - f0 as f32).clamp(0.0, 1.0);
+            (f0, f0 + 1, w)
+        }
+    }
+
+    /// The texel index of joint 0, row 0 of frame `frame` of animation `anim` (both in range).
+    #[inline]
+    pub fn frame_base(&self, anim: usize, frame: u32) -> u64 {
+        self.texel_index(anim, frame, 0, 0)
     }
 
     /// The texel index of row `row` (0..3) of joint `joint` at frame `frame` of animation

@@ -103,7 +103,7 @@ impl SkinnedMesh {
                 });
             }
         }
-        if self.indices.len() % 3 != 0 {
+        if !self.indices.len().is_multiple_of(3) {
             return Err(MeshError::BadIndices {
                 mesh: self.name.clone(),
                 what: format!(

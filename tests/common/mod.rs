@@ -106,7 +106,7 @@ impl TestGltf {
     pub fn view(&mut self, bytes: &[u8]) -> usize {
         let offset = self.bin.len();
         self.bin.extend_from_slice(bytes);
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         self.views
@@ -118,7 +118,7 @@ impl TestGltf {
     pub fn joints_u8(&mut self, data: &[[u8; 4]]) -> usize {
         let offset = self.bin.len();
         self.bin.extend(data.iter().flatten());
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         self.views

@@ -171,7 +171,7 @@ fn triangle_list(mode: Mode, order: Vec<u32>, label: &str, warnings: &mut Vec<St
             .collect(),
         _ => {
             let mut list = order;
-            if list.len() % 3 != 0 {
+            if !list.len().is_multiple_of(3) {
                 warnings.push(format!("{label}: {} indices is not a whole number of triangles; the last {} are ignored", list.len(), list.len() % 3));
                 list.truncate(list.len() / 3 * 3);
             }

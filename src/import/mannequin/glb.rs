@@ -21,7 +21,7 @@ pub(super) struct Builder {
 
 impl Builder {
     fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let mut v = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
@@ -99,7 +99,7 @@ impl Builder {
 
     /// Packs the JSON (given everything but buffers, views and accessors) and the binary chunk.
     pub fn finish(mut self, mut root: Value) -> Vec<u8> {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         root["buffers"] = json!([{"byteLength": self.bin.len()}]);
@@ -107,7 +107,7 @@ impl Builder {
         root["accessors"] = Value::Array(self.accessors);
         // serde_json writes object keys sorted (no preserve_order feature), so output is stable.
         let mut text = serde_json::to_vec(&root).unwrap_or_default();
-        while text.len() % 4 != 0 {
+        while !text.len().is_multiple_of(4) {
             text.push(b' ');
         }
         let total = 12 + 8 + text.len() + 8 + self.bin.len();

@@ -1,0 +1,262 @@
+//! `throng render`: one deterministic frame of a baked crowd, rendered offscreen, to a PNG.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::format::ThrongFile;
+use crate::render::{
+    BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target, gpu_path_unavailable, scene,
+};
+
+/// `--backend` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub(super) enum BackendArg {
+    /// Vulkan (lavapipe without a GPU).
+    Vulkan,
+    /// OpenGL through EGL (llvmpipe without a GPU).
+    Gl,
+    /// Vulkan if available, else GL.
+    Auto,
+}
+
+impl From<BackendArg> for BackendChoice {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Vulkan => Self::Vulkan,
+            BackendArg::Gl => Self::Gl,
+            BackendArg::Auto => Self::Auto,
+        }
+    }
+}
+
+/// `--skinning` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum SkinningArg {
+    /// In the vertex shader, from the bone texture.
+    Gpu,
+    /// On the CPU, drawn unskinned (the fallback).
+    Cpu,
+    /// The GPU path unless the device cannot run it.
+    Auto,
+}
+
+/// Arguments of `throng render`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The scene is deterministic: agents on a jittered grid, with headings, tints, animations,\n\
+times and cross-fades drawn from --seed, seen by a fixed camera that frames them all.\n\
+Example: throng render --instances 400 --backend gl --out crowd-gl.png"
+)]
+pub struct Args {
+    /// The baked file (default: bake/mannequin.throng, baked first from bake/mannequin.toml
+    /// if missing or out of date).
+    #[arg(long, value_name = "FILE")]
+    bake: Option<PathBuf>,
+    /// Number of characters.
+    #[arg(long, default_value_t = 100)]
+    instances: usize,
+    /// Seed of placement, headings, tints, animations and times.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Seconds added to every agent's animation times.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    time: f32,
+    /// Graphics backend.
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendArg,
+    /// Skinning path.
+    #[arg(long, value_enum, default_value = "auto")]
+    skinning: SkinningArg,
+    /// LOD level to draw (0 = full detail).
+    #[arg(long, default_value_t = 0)]
+    lod: u32,
+    /// Image size, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "960x540", value_parser = parse_size)]
+    size: (u32, u32),
+    /// The PNG to write.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}': give WIDTHxHEIGHT, e.g. 960x540"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (16..=8192).contains(n))
+    };
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!(
+            "'{s}': width and height must be whole numbers from 16 to 8192"
+        )),
+    }
+}
+
+/// The default bake, baked first when missing or stale.
+pub(super) fn default_bake(quiet: bool) -> Result<PathBuf> {
+    let recipe = super::bake::recipe_for(Path::new(super::bake::DEFAULT_RECIPE), None)
+        .context("the default bake needs bake/mannequin.toml (run from the repository root, or give --bake FILE)")?;
+    if !super::bake::up_to_date(&recipe, false)? {
+        if !quiet {
+            eprintln!(
+                "baking {} from {} first",
+                recipe.output.display(),
+                super::bake::DEFAULT_RECIPE
+            );
+        }
+        super::bake::bake_and_write(&recipe, false, quiet)?;
+    }
+    Ok(recipe.output)
+}
+
+/// The skinning path for what was asked and why the GPU path cannot run (if it cannot), with
+/// the reason to report; an error when the GPU path was demanded but cannot run.
+fn choose_path(
+    asked: SkinningArg,
+    unavailable: Option<String>,
+    file: &str,
+    adapter: &str,
+) -> Result<(SkinningPath, String)> {
+    Ok(match (asked, unavailable) {
+        (SkinningArg::Cpu, _) => (SkinningPath::Cpu, "asked for (--skinning cpu)".to_string()),
+        (SkinningArg::Gpu, Some(why)) => bail!(
+            "{file}: the GPU skinning path cannot run on {adapter}: {why}; use --skinning cpu"
+        ),
+        (SkinningArg::Gpu, None) => (SkinningPath::Gpu, "asked for (--skinning gpu)".to_string()),
+        (SkinningArg::Auto, None) => (
+            SkinningPath::Gpu,
+            "the device fetches bone texels in the vertex shader".to_string(),
+        ),
+        (SkinningArg::Auto, Some(why)) => (SkinningPath::Cpu, format!("fallback: {why}")),
+    })
+}
+
+/// Opens the device and chooses the skinning path, saying why.
+pub(super) fn open(
+    backend: BackendChoice,
+    skinning: SkinningArg,
+    file: &ThrongFile,
+) -> Result<(Gpu, SkinningPath, String)> {
+    let gpu = Gpu::new(backend)?;
+    let (path, why) = choose_path(
+        skinning,
+        gpu_path_unavailable(&gpu, file),
+        file.name(),
+        &gpu.info.name,
+    )?;
+    Ok((gpu, path, why))
+}
+
+pub(super) fn run(args: &Args) -> Result<()> {
+    if !args
+        .out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+    {
+        bail!("{}: --out must end in .png", args.out.display());
+    }
+    if !args.time.is_finite() {
+        bail!("--time {}: not a number of seconds", args.time);
+    }
+    let bake = match &args.bake {
+        Some(b) => b.clone(),
+        None => default_bake(false)?,
+    };
+    let file = ThrongFile::open(&bake)?;
+    if file.characters().is_empty() || file.anims().is_empty() {
+        bail!(
+            "{}: the bake has no characters or animations to draw",
+            bake.display()
+        );
+    }
+    let lods = file
+        .characters()
+        .iter()
+        .map(|c| c.lod_count)
+        .min()
+        .unwrap_or(0);
+    if args.lod >= lods.max(1) {
+        bail!(
+            "--lod {}: the bake has LOD levels 0 to {}",
+            args.lod,
+            lods.saturating_sub(1)
+        );
+    }
+    let (gpu, path, why) = open(args.backend.into(), args.skinning, &file)?;
+    println!("adapter: {}", gpu.describe());
+    println!("skinning: {} ({why})", path.name());
+    let samples = Target::best_samples(&gpu);
+    let mut renderer = CrowdRenderer::new(&gpu, &file, samples)?;
+    let layout = renderer.layout();
+    println!(
+        "texels: {} {} in {}x{}x{} (width x height x layers)",
+        file.info().texel_count,
+        file.format().name(),
+        layout.width,
+        layout.height,
+        layout.layers
+    );
+    let (w, h) = args.size;
+    let target = Target::new(&gpu, w, h, samples);
+    let agents = scene::agents(&file, args.instances, args.seed, args.time);
+    let view_proj = scene::camera(args.instances, w as f32 / h as f32);
+    let stats = renderer.draw(
+        &gpu, &file, &target, &agents, view_proj, path, false, args.lod,
+    )?;
+    let image = target.read(&gpu)?;
+    let tmp = args.out.with_extension("png.tmp");
+    image
+        .save_with_format(&tmp, image::ImageFormat::Png)
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &args.out).with_context(|| format!("writing {}", args.out.display()))?;
+    println!(
+        "drew {} instances in {} draw calls, {samples}x MSAA; frame {:.2} ms (submit to finish){}{}",
+        stats.instances,
+        stats.draws,
+        stats.submit_seconds * 1e3,
+        stats
+            .gpu_seconds
+            .map_or(String::new(), |g| format!(", GPU pass {:.2} ms", g * 1e3)),
+        if stats.cpu_skinned_vertices > 0 {
+            format!(
+                ", {} vertices skinned on the CPU in {:.2} ms",
+                stats.cpu_skinned_vertices,
+                stats.cpu_skin_seconds * 1e3
+            )
+        } else {
+            String::new()
+        }
+    );
+    println!("wrote {} ({w}x{h})", args.out.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_follows_the_request_and_the_device() {
+        let p = |a, u: Option<&str>| choose_path(a, u.map(str::to_string), "m.throng", "llvmpipe");
+        assert_eq!(p(SkinningArg::Auto, None).unwrap().0, SkinningPath::Gpu);
+        let (path, why) = p(SkinningArg::Auto, Some("its 9 texels do not fit")).unwrap();
+        assert_eq!(path, SkinningPath::Cpu);
+        assert_eq!(why, "fallback: its 9 texels do not fit");
+        assert_eq!(p(SkinningArg::Cpu, None).unwrap().0, SkinningPath::Cpu);
+        let e = p(SkinningArg::Gpu, Some("too small"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "m.throng: the GPU skinning path cannot run on llvmpipe: too small; use --skinning cpu"
+        );
+        assert_eq!(parse_size("320x200"), Ok((320, 200)));
+        assert!(parse_size("320").unwrap_err().contains("WIDTHxHEIGHT"));
+        assert!(parse_size("0x10").unwrap_err().contains("16 to 8192"));
+    }
+}

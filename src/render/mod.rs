@@ -1,0 +1,24 @@
+//! Rendering baked crowds with wgpu, on Vulkan and GL.
+//!
+//! - `device`: backend and adapter choice, limits, the texel layout for a device;
+//! - `crowd`: the bake on the GPU and the crowd pass: GPU skinning (one instanced draw per
+//!   mesh part and LOD), the CPU-skinning fallback, the static draw, the ground, offscreen
+//!   targets and readback;
+//! - `cpu_skin`: the CPU skinning path (no wgpu), the same arithmetic as `shaders/skinning.wgsl`;
+//! - `parity`: a compute pass running the shader's skinning function, for tests;
+//! - `scene`: a deterministic scene (agents, camera) from a seed (no wgpu);
+//! - `image_diff`: comparing rendered images.
+
+pub mod cpu_skin;
+pub mod crowd;
+pub mod device;
+mod error;
+pub mod image_diff;
+pub mod parity;
+pub mod scene;
+
+pub use crowd::{
+    CrowdRenderer, FrameStats, InstanceRecord, SkinningPath, Target, gpu_path_unavailable,
+};
+pub use device::{BackendChoice, Gpu, TexelLayout};
+pub use error::RenderError;

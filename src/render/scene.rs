@@ -1,0 +1,178 @@
+//! A deterministic test scene: agents placed, turned, tinted and posed from a seed, a fixed
+//! camera that frames them, and the per-instance pose (frames and weights) both skinning paths
+//! read. Pure CPU: `throng render`, the parity tests and the benchmarks share it.
+
+use glam::{Mat4, Vec3};
+
+use crate::format::ThrongFile;
+
+/// One character to draw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Agent {
+    /// Character index in the bake.
+    pub character: u32,
+    /// Position on the ground, metres.
+    pub position: Vec3,
+    /// Turn about +y, radians.
+    pub heading: f32,
+    /// Uniform scale.
+    pub scale: f32,
+    /// Colour multiplier, linear RGBA in [0, 1].
+    pub tint: [f32; 4],
+    /// Animation A (an index into the file's animations) and the time in it, seconds.
+    pub anim_a: u32,
+    /// Seconds into A.
+    pub time_a: f32,
+    /// Animation B, cross-faded in by `fade`.
+    pub anim_b: u32,
+    /// Seconds into B.
+    pub time_b: f32,
+    /// Weight of B, in [0, 1].
+    pub fade: f32,
+}
+
+/// Which frames an agent shows: frame bases as matrix indices (the texel index of joint 0,
+/// row 0, divided by 3) and weights, as skinning.wgsl's `Pose`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FramePose {
+    /// A's first frame base.
+    pub a0: u32,
+    /// A's second frame base.
+    pub a1: u32,
+    /// Weight of A's second frame.
+    pub aw: f32,
+    /// B's first frame base.
+    pub b0: u32,
+    /// B's second frame base.
+    pub b1: u32,
+    /// Weight of B's second frame.
+    pub bw: f32,
+    /// Weight of B.
+    pub fade: f32,
+}
+
+/// The frames `agent` shows in `file` (indices are trusted: the file is validated and agents
+/// are made from it; every animation's first texel is a multiple of 3, which
+/// [`super::CrowdRenderer::new`] checks).
+pub fn frame_pose(file: &ThrongFile, agent: &Agent) -> FramePose {
+    let side = |anim: u32, t: f32| {
+        let a = anim as usize;
+        let (f0, f1, w) = file.frames_at(a, t);
+        (
+            (file.frame_base(a, f0) / 3) as u32,
+            (file.frame_base(a, f1) / 3) as u32,
+            w,
+        )
+    };
+    let (a0, a1, aw) = side(agent.anim_a, agent.time_a);
+    let (b0, b1, bw) = if agent.fade > 0.0 {
+        side(agent.anim_b, agent.time_b)
+    } else {
+        (a0, a1, 0.0)
+    };
+    FramePose {
+        a0,
+        a1,
+        aw,
+        b0,
+        b1,
+        bw,
+        fade: agent.fade,
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so a seed always gives the same scene.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn below(&mut self, n: u32) -> u32 {
+        (self.next() % u64::from(n.max(1))) as u32
+    }
+}
+
+/// Distance between neighbouring agents, metres.
+pub const SPACING: f32 = 1.6;
+
+/// `count` agents of the bake's characters (in turn) on a jittered square grid centred on the
+/// origin, with headings, tints, animations, times and (for about a third) cross-fades from
+/// `seed`, `time` seconds into the scene.
+pub fn agents(file: &ThrongFile, count: usize, seed: u64, time: f32) -> Vec<Agent> {
+    let mut rng = Rng::new(seed);
+    let side = (count as f32).sqrt().ceil().max(1.0) as usize;
+    let chars = file.characters();
+    (0..count)
+        .map(|i| {
+            let ci = i % chars.len().max(1);
+            let c = &chars[ci];
+            let (gx, gz) = ((i % side) as f32, (i / side) as f32);
+            let offset = (side as f32 - 1.0) * 0.5;
+            let jitter = |r: &mut Rng| (r.unit() - 0.5) * SPACING * 0.4;
+            let position = Vec3::new(
+                (gx - offset) * SPACING + jitter(&mut rng),
+                0.0,
+                (gz - offset) * SPACING + jitter(&mut rng),
+            );
+            let heading = rng.unit() * std::f32::consts::TAU;
+            let hue = rng.unit();
+            let tint = [
+                0.55 + 0.45 * hue,
+                0.55 + 0.45 * (1.0 - hue),
+                0.6 + 0.4 * rng.unit(),
+                1.0,
+            ];
+            let pick = |r: &mut Rng| c.first_anim + r.below(c.anim_count);
+            let anim_a = pick(&mut rng);
+            let anim_b = pick(&mut rng);
+            let duration = |a: u32| file.anims()[a as usize].duration.max(1e-3);
+            let time_a = time + rng.unit() * duration(anim_a);
+            let time_b = time + rng.unit() * duration(anim_b);
+            let fade = if rng.below(3) == 0 { rng.unit() } else { 0.0 };
+            Agent {
+                character: ci as u32,
+                position,
+                heading,
+                scale: 1.0,
+                tint,
+                anim_a,
+                time_a,
+                anim_b,
+                time_b,
+                fade,
+            }
+        })
+        .collect()
+}
+
+/// A camera looking at `count` agents on their grid from the front and above, for an image of
+/// `aspect` = width / height; its view-projection matrix (right-handed, depth 0..1).
+pub fn camera(count: usize, aspect: f32) -> Mat4 {
+    let side = (count as f32).sqrt().ceil().max(1.0);
+    let half = side * SPACING * 0.5 + 1.0;
+    let target = Vec3::new(0.0, 0.8, 0.0);
+    let eye = target + Vec3::new(0.0, 0.75, 1.25).normalize() * (half * 1.9 + 2.5);
+    let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);
+    // wgpu's clip space: depth 0..1, y up (glam's "directx" convention).
+    let proj = glam::camera::rh::proj::directx::perspective(
+        40f32.to_radians(),
+        aspect,
+        0.1,
+        half * 8.0 + 20.0,
+    );
+    proj * view
+}
+
+/// Unit direction towards the light, and the ambient level.
+pub const LIGHT: [f32; 4] = [0.4, 0.8, 0.45, 0.35];

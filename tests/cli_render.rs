@@ -1,0 +1,122 @@
+//! `throng render` end to end: a PNG of the crowd per backend and skinning path, the report
+//! lines, and clear errors for bad arguments. Backends missing here skip with a reason unless
+//! `THRONG_REQUIRE_BACKENDS` names them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::throng;
+
+fn required(backend: &str) -> bool {
+    std::env::var("THRONG_REQUIRE_BACKENDS")
+        .unwrap_or_default()
+        .split(',')
+        .any(|b| b.trim() == backend)
+}
+
+/// A small f32 bake of the mannequin in a temp folder.
+fn bake(dir: &Path) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join("m.throng");
+    let (code, _, err) = throng(&[
+        "bake",
+        &root.join("bake/mannequin.toml").display().to_string(),
+        "-o",
+        &out.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+#[test]
+fn render_writes_the_crowd_on_each_backend_and_path() {
+    let dir = common::temp_dir("cli-render");
+    let file = bake(&dir);
+    let f = file.display().to_string();
+    for (backend, skinning) in [("vulkan", "gpu"), ("gl", "gpu"), ("vulkan", "cpu")] {
+        let png = dir.join(format!("{backend}-{skinning}.png"));
+        let (code, out, err) = throng(&[
+            "render",
+            "--bake",
+            &f,
+            "--instances",
+            "16",
+            "--size",
+            "200x120",
+            "--backend",
+            backend,
+            "--skinning",
+            skinning,
+            "--out",
+            &png.display().to_string(),
+        ]);
+        if code != 0 && err.contains("no ") && err.contains("adapter") && !required(backend) {
+            eprintln!("skipped on {backend}: {err}");
+            continue;
+        }
+        assert_eq!(code, 0, "{backend}/{skinning}: {err}");
+        for part in [
+            "adapter: ",
+            &format!("skinning: {skinning}"),
+            "texels: ",
+            "drew 16 instances",
+            "wrote ",
+        ] {
+            assert!(
+                out.contains(part),
+                "{backend}/{skinning}: missing {part:?} in:\n{out}"
+            );
+        }
+        let image = image::open(&png).unwrap().to_rgba8();
+        assert_eq!(image.dimensions(), (200, 120));
+        let colours: std::collections::HashSet<[u8; 4]> = image.pixels().map(|p| p.0).collect();
+        assert!(
+            colours.len() > 100,
+            "{backend}/{skinning}: {} colours",
+            colours.len()
+        );
+    }
+}
+
+#[test]
+fn bad_render_arguments_are_named() {
+    let dir = common::temp_dir("cli-render-bad");
+    let d = |n: &str| dir.join(n).display().to_string();
+    let (code, _, err) = throng(&["render", "--out", &d("x.jpg"), "--bake", &d("m.throng")]);
+    assert!(code != 0 && err.contains("--out must end in .png"), "{err}");
+    let (code, _, err) = throng(&[
+        "render",
+        "--out",
+        &d("x.png"),
+        "--size",
+        "12",
+        "--bake",
+        &d("m.throng"),
+    ]);
+    assert!(code != 0 && err.contains("WIDTHxHEIGHT"), "{err}");
+    let (code, _, err) = throng(&[
+        "render",
+        "--out",
+        &d("x.png"),
+        "--bake",
+        &d("missing.throng"),
+    ]);
+    assert!(code != 0 && err.contains("missing.throng"), "{err}");
+    let file = bake(&dir);
+    let (code, _, err) = throng(&[
+        "render",
+        "--out",
+        &d("x.png"),
+        "--bake",
+        &file.display().to_string(),
+        "--lod",
+        "7",
+    ]);
+    assert!(
+        code != 0 && err.contains("--lod 7: the bake has LOD levels 0 to 2"),
+        "{err}"
+    );
+    assert!(!dir.join("x.png").exists());
+}

@@ -1,0 +1,228 @@
+//! GPU rendering on Vulkan (lavapipe) and GL (llvmpipe through EGL): the shader's skinning
+//! function against the CPU path, numerically; the GPU path on both backends and the CPU
+//! fallback against each other and against committed reference images.
+//!
+//! A missing backend skips with a printed reason, unless `THRONG_REQUIRE_BACKENDS` names it
+//! (CI sets `vulkan,gl`), in which case the test fails.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use throng::bake::{BakeOptions, Recipe, bake};
+use throng::format::ThrongFile;
+use throng::render::cpu_skin::skin_vertex;
+use throng::render::image_diff::compare;
+use throng::render::parity::gpu_skin;
+use throng::render::scene::{self, frame_pose};
+use throng::render::{BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target};
+
+/// The default mannequin bake, baked once per test process into a temp folder.
+fn mannequin_bake() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut recipe = Recipe::load(&root.join("bake/mannequin.toml")).unwrap();
+        let dir = common::temp_dir("render-bake");
+        recipe.output = dir.join("mannequin.throng");
+        bake(&recipe, &BakeOptions::default())
+            .unwrap()
+            .builder
+            .write(&recipe.output)
+            .unwrap();
+        recipe.output
+    })
+}
+
+/// A device on `choice`, or `None` with the reason printed (a failure when required).
+fn device(choice: BackendChoice) -> Option<Gpu> {
+    let required = std::env::var("THRONG_REQUIRE_BACKENDS")
+        .unwrap_or_default()
+        .split(',')
+        .any(|b| b.trim() == choice.name());
+    match Gpu::new(choice) {
+        Ok(gpu) => {
+            println!("{}: {}", choice.name(), gpu.describe());
+            Some(gpu)
+        }
+        Err(e) if required => panic!(
+            "{}: {e} (THRONG_REQUIRE_BACKENDS requires it)",
+            choice.name()
+        ),
+        Err(e) => {
+            eprintln!("skipped on {}: {e}", choice.name());
+            None
+        }
+    }
+}
+
+fn parity(choice: BackendChoice) {
+    let Some(gpu) = device(choice) else { return };
+    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let renderer = CrowdRenderer::new(&gpu, &file, 1).unwrap();
+    // 24 agents: every animation, times between frames, a third of them cross-fading.
+    let agents = scene::agents(&file, 24, 7, 0.37);
+    assert!(agents.iter().any(|a| a.fade > 0.0));
+    let poses: Vec<_> = agents.iter().map(|a| frame_pose(&file, a)).collect();
+    assert!(poses.iter().any(|p| p.aw > 0.05 && p.aw < 0.95));
+    let (vertices, _) = file.mesh_data(0);
+    let gpu_out = gpu_skin(&gpu, &renderer, &poses, vertices).unwrap();
+    assert_eq!(gpu_out.len(), poses.len() * vertices.len());
+    let texels = file.texels();
+    let height = file.characters()[0].height;
+    let (mut worst, mut worst_n) = (0.0f32, 0.0f32);
+    for (p, pose) in poses.iter().enumerate() {
+        for (v, vert) in vertices.iter().enumerate() {
+            let (cp, cn) = skin_vertex(&texels, pose, vert);
+            let (gp, gn) = gpu_out[p * vertices.len() + v];
+            worst = worst.max(cp.distance(gp));
+            worst_n = worst_n.max(cn.distance(gn));
+        }
+    }
+    println!(
+        "{}: largest position difference {worst:.3e} ({:.2e} of the height), normal {worst_n:.3e}",
+        choice.name(),
+        worst / height
+    );
+    // 1e-4 of the height (0.18 mm): the same f32 arithmetic in another order (fused
+    // multiply-adds, the GPU's own f16 conversion) differs by a few ulps of values up to 2.
+    assert!(worst <= 1e-4 * height, "positions differ by {worst}");
+    // Unit normals: the same reasoning, on values of magnitude 1.
+    assert!(worst_n <= 1e-4, "normals differ by {worst_n}");
+}
+
+#[test]
+fn shader_skinning_matches_the_cpu_path_on_vulkan() {
+    parity(BackendChoice::Vulkan);
+}
+
+#[test]
+fn shader_skinning_matches_the_cpu_path_on_gl() {
+    parity(BackendChoice::Gl);
+}
+
+/// The test scene: 36 agents, seed 3, 0.25 s in, 320 × 200 pixels, full detail.
+fn render_scene(gpu: &Gpu, path: SkinningPath) -> image::RgbaImage {
+    render_scene_at(gpu, path, 0.25)
+}
+
+fn render_scene_at(gpu: &Gpu, path: SkinningPath, time: f32) -> image::RgbaImage {
+    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let samples = Target::best_samples(gpu);
+    let mut renderer = CrowdRenderer::new(gpu, &file, samples).unwrap();
+    let (w, h) = (320, 200);
+    let target = Target::new(gpu, w, h, samples);
+    let agents = scene::agents(&file, 36, 3, time);
+    let view_proj = scene::camera(agents.len(), w as f32 / h as f32);
+    let stats = renderer
+        .draw(gpu, &file, &target, &agents, view_proj, path, false, 0)
+        .unwrap();
+    assert_eq!(stats.instances, 36);
+    target.read(gpu).unwrap()
+}
+
+fn reference_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference")
+}
+
+/// Compares `actual` with `expected` under the limits; on failure writes NAME-actual.png and
+/// NAME-difference.png into tests/reference (ignored by git) and panics with the figures.
+fn assert_similar(
+    name: &str,
+    actual: &image::RgbaImage,
+    expected: &image::RgbaImage,
+    mean: f32,
+    changed: f32,
+) {
+    let (d, picture) = compare(actual, expected);
+    println!(
+        "{name}: mean {:.2e}, p99 {:.3}, changed {:.2e}",
+        d.mean, d.p99, d.changed
+    );
+    if d.mean > mean || d.changed > changed {
+        let dir = reference_dir();
+        let _ = actual.save(dir.join(format!("{name}-actual.png")));
+        let _ = picture.save(dir.join(format!("{name}-difference.png")));
+        panic!(
+            "{name}: mean difference {:.2e} (limit {mean:.0e}), changed pixels {:.2e} (limit {changed:.0e}); wrote {name}-actual.png and {name}-difference.png in {}",
+            d.mean,
+            d.changed,
+            dir.display()
+        );
+    }
+}
+
+/// The two GPU backends and the CPU fallback draw the same picture, and each backend matches
+/// its committed reference image.
+#[test]
+fn vulkan_gl_and_cpu_skinning_draw_the_same_picture() {
+    let mut images: Vec<(String, image::RgbaImage)> = Vec::new();
+    for choice in [BackendChoice::Vulkan, BackendChoice::Gl] {
+        let Some(gpu) = device(choice) else { continue };
+        images.push((
+            choice.name().to_string(),
+            render_scene(&gpu, SkinningPath::Gpu),
+        ));
+        images.push((
+            format!("{}-cpu", choice.name()),
+            render_scene(&gpu, SkinningPath::Cpu),
+        ));
+    }
+    // Pairwise. Limits: the same rasteriser family (Mesa's llvmpipe) on the same triangles; the
+    // differences are float rounding in skinning (1e-7 of the height, above) and in edge
+    // coverage. A mean of 1/255 and 0.2% of pixels changed by more than a quarter of the range
+    // allow that, and catch a wrong pose, a missing character or a wrong light.
+    for i in 0..images.len() {
+        for j in i + 1..images.len() {
+            let name = format!("{}-vs-{}", images[i].0, images[j].0);
+            assert_similar(&name, &images[i].1, &images[j].1, 1.0 / 255.0, 0.002);
+        }
+    }
+    // References: one per backend, made only when THRONG_BLESS=1; a missing one fails.
+    let bless = std::env::var("THRONG_BLESS").is_ok_and(|v| v == "1");
+    for (name, image) in images.iter().filter(|(n, _)| !n.ends_with("-cpu")) {
+        let path = reference_dir().join(format!("crowd-{name}.png"));
+        if bless {
+            std::fs::create_dir_all(reference_dir()).unwrap();
+            image.save(&path).unwrap();
+            println!("blessed {}", path.display());
+            continue;
+        }
+        let expected = image::open(&path)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{}: {e} (reference images are made with THRONG_BLESS=1)",
+                    path.display()
+                )
+            })
+            .to_rgba8();
+        // Against a reference made on another machine: Mesa versions may rasterise edges
+        // differently; 2/255 on average and 1% of pixels still catch any real change.
+        assert_similar(
+            &format!("crowd-{name}"),
+            image,
+            &expected,
+            2.0 / 255.0,
+            0.01,
+        );
+    }
+    // The comparison sees animation: the same scene a third of a second later differs.
+    if let Some(gpu) = device(BackendChoice::Vulkan).or_else(|| device(BackendChoice::Gl)) {
+        let later = render_scene_at(&gpu, SkinningPath::Gpu, 0.58);
+        let (d, _) = compare(&later, &images[0].1);
+        assert!(
+            d.mean > 1.0 / 255.0 || d.changed > 0.002,
+            "a later frame looks the same: {d:?}"
+        );
+    }
+    // The picture shows a crowd: many distinct colours, not a blank frame.
+    if let Some((_, image)) = images.first() {
+        let colours: std::collections::HashSet<[u8; 4]> = image.pixels().map(|p| p.0).collect();
+        assert!(
+            colours.len() > 500,
+            "only {} colours: is the crowd there?",
+            colours.len()
+        );
+    }
+}
