@@ -7,7 +7,8 @@
 //! GPU clock worth trusting), the median of several frames after a warm-up frame. The scene is
 //! `throng render`'s at its default size: the mannequin bake, 960x540, 4x MSAA, at LOD 0
 //! (2,678 vertices, 5,320 triangles) and LOD 2 (550 vertices, 1,064 triangles).
-//! THRONG_BENCH_COUNTS (e.g. `1000`) limits the instance counts.
+//! THRONG_BENCH_COUNTS (e.g. `1000`) limits the instance counts; THRONG_BENCH_PRECISION=f32
+//! bakes f32 texels instead of the default bake's f16.
 //!
 //! Run: `cargo bench --bench render` (THRONG_BENCH_BACKEND=gl for GL). Figures go to
 //! docs/PERFORMANCE.md.
@@ -32,6 +33,10 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut recipe = Recipe::load(&root.join("bake/mannequin.toml")).expect("recipe");
     recipe.output = dir.join("mannequin.throng");
+    // THRONG_BENCH_PRECISION=f32 measures f32 texels (the default bake chooses f16).
+    if std::env::var("THRONG_BENCH_PRECISION").is_ok_and(|p| p == "f32") {
+        recipe.precision = throng::bake::PrecisionChoice::F32;
+    }
     bake(&recipe, &BakeOptions::default())
         .expect("bake")
         .builder

@@ -25,15 +25,30 @@ pub struct SkinnedVertex {
 
 type Rows = [Vec4; 3];
 
-/// The rows of matrix `base + joint` (texels `3 (base + joint)` to `+ 2`).
+/// The rows of matrix `base + joint` (texels `3 (base + joint)` to `+ 2`). f16 texels are
+/// converted 12 values at a time (F16C where the CPU has it), as the GPU's sampler would.
 #[inline]
 fn rows_at(t: &Texels, base: u32, joint: u32) -> Rows {
     let i = (base as usize + joint as usize) * 3;
-    [
-        Vec4::from_array(t.get(i)),
-        Vec4::from_array(t.get(i + 1)),
-        Vec4::from_array(t.get(i + 2)),
-    ]
+    match t {
+        Texels::F32(v) => [
+            Vec4::from_array(v[i]),
+            Vec4::from_array(v[i + 1]),
+            Vec4::from_array(v[i + 2]),
+        ],
+        Texels::F16(v) => {
+            use half::slice::{HalfBitsSliceExt as _, HalfFloatSliceExt as _};
+            let bits: [u16; 12] = bytemuck::cast([v[i], v[i + 1], v[i + 2]]);
+            let mut out = [0.0f32; 12];
+            bits.reinterpret_cast::<half::f16>()
+                .convert_to_f32_slice(&mut out);
+            [
+                Vec4::from_slice(&out[0..4]),
+                Vec4::from_slice(&out[4..8]),
+                Vec4::from_slice(&out[8..12]),
+            ]
+        }
+    }
 }
 
 /// WGSL's `mix`: `a × (1 − t) + b × t`.
