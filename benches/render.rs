@@ -108,7 +108,7 @@ fn main() {
     let poses: Vec<_> = agents.iter().map(|a| frame_pose(&file, a)).collect();
     let (vertices, _) = file.mesh_data(0);
     let texels = file.texels();
-    let mut out = Vec::new();
+    let mut out = vec![Default::default(); poses.len() * vertices.len()];
     let mut runs = Vec::new();
     for _ in 0..6 {
         let start = Instant::now();

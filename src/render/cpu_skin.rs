@@ -104,15 +104,15 @@ pub fn skin_vertex(t: &Texels, pose: &FramePose, v: &VertexRecord) -> (Vec3, Vec
     (position, normal.normalize_or_zero())
 }
 
-/// Skins `vertices` for every pose in `poses` into `out` (resized to `poses × vertices`,
-/// pose-major), in parallel over poses.
+/// Skins `vertices` for every pose in `poses` into `out`, pose-major (`out` holds
+/// `poses × vertices` entries; extra entries are left alone), in parallel over poses.
+/// Allocates nothing, so a frame can reuse one buffer.
 pub fn skin_instances(
     t: &Texels,
     poses: &[FramePose],
     vertices: &[VertexRecord],
-    out: &mut Vec<SkinnedVertex>,
+    out: &mut [SkinnedVertex],
 ) {
-    out.resize(poses.len() * vertices.len(), SkinnedVertex::default());
     if vertices.is_empty() {
         return;
     }

@@ -122,7 +122,10 @@ pub struct Target {
     samples: u32,
     color: wgpu::Texture,
     resolve: Option<wgpu::Texture>,
-    depth: wgpu::Texture,
+    // Views made once, not per frame (a view keeps its texture alive).
+    color_view: wgpu::TextureView,
+    resolve_view: Option<wgpu::TextureView>,
+    depth_view: wgpu::TextureView,
 }
 
 /// The colour format of offscreen targets.
@@ -145,7 +148,13 @@ pub struct CrowdRenderer {
     ground_vertices: wgpu::Buffer,
     instances: Option<wgpu::Buffer>,
     cpu_vertices: Option<wgpu::Buffer>,
+    /// Per-frame scratch, kept so that frames allocate nothing once warm: CPU-skinned
+    /// vertices, instance order, per-character instance ranges, (mesh, first vertex) of each
+    /// CPU-skinned mesh.
     cpu_scratch: Vec<SkinnedVertex>,
+    order_scratch: Vec<usize>,
+    range_scratch: Vec<(u32, std::ops::Range<u32>)>,
+    cpu_offsets: Vec<(usize, u32)>,
     pose_scratch: Vec<FramePose>,
     record_scratch: Vec<InstanceRecord>,
     samples: u32,
@@ -589,6 +598,9 @@ impl CrowdRenderer {
             instances: None,
             cpu_vertices: None,
             cpu_scratch: Vec::new(),
+            order_scratch: Vec::new(),
+            range_scratch: Vec::new(),
+            cpu_offsets: Vec::new(),
             pose_scratch: Vec::new(),
             record_scratch: Vec::new(),
             samples,
@@ -694,27 +706,26 @@ impl CrowdRenderer {
             }),
         );
         // Instances grouped by character (a stable order, so each group is a contiguous range).
-        let mut order: Vec<usize> = (0..agents.len()).collect();
+        let order = &mut self.order_scratch;
+        order.clear();
+        order.extend(0..agents.len());
         order.sort_by_key(|&i| agents[i].character);
         self.pose_scratch.clear();
         self.record_scratch.clear();
-        for &i in &order {
+        let ranges = &mut self.range_scratch;
+        ranges.clear();
+        for (k, &i) in order.iter().enumerate() {
             let pose = frame_pose(file, &agents[i]);
             self.pose_scratch.push(pose);
             self.record_scratch
                 .push(InstanceRecord::new(&agents[i], &pose));
-        }
-        let ranges: Vec<(u32, std::ops::Range<u32>)> = {
-            let mut r: Vec<(u32, std::ops::Range<u32>)> = Vec::new();
-            for (k, &i) in order.iter().enumerate() {
-                let c = agents[i].character;
-                match r.last_mut() {
-                    Some((lc, range)) if *lc == c => range.end = k as u32 + 1,
-                    _ => r.push((c, k as u32..k as u32 + 1)),
-                }
+            let c = agents[i].character;
+            match ranges.last_mut() {
+                Some((lc, range)) if *lc == c => range.end = k as u32 + 1,
+                _ => ranges.push((c, k as u32..k as u32 + 1)),
             }
-            r
-        };
+        }
+        let ranges = &self.range_scratch;
         let instance_bytes =
             (self.record_scratch.len() * std::mem::size_of::<InstanceRecord>()) as u64;
         Self::ensure_buffer(
@@ -732,26 +743,33 @@ impl CrowdRenderer {
                 .write_buffer(instances, 0, bytemuck::cast_slice(&self.record_scratch));
         }
         // CPU path: skin every (instance, part) at this LOD into one vertex buffer.
-        let mut cpu_offsets: Vec<(usize, u32)> = Vec::new(); // (mesh index, first vertex)
+        self.cpu_offsets.clear();
         if path == SkinningPath::Cpu && !static_pose {
             let start = std::time::Instant::now();
-            let texels = file.texels();
-            let mut all: Vec<SkinnedVertex> = Vec::new();
-            for (c, range) in &ranges {
+            let mut total = 0usize;
+            for (c, range) in ranges {
                 for (mi, m) in self.meshes.iter().enumerate() {
-                    if m.character != *c || m.lod != lod {
-                        continue;
+                    if m.character == *c && m.lod == lod {
+                        self.cpu_offsets.push((mi, total as u32));
+                        total += range.len() * m.vertex_count as usize;
                     }
-                    let (vertices, _) = file.mesh_data(mi);
-                    let poses = &self.pose_scratch[range.start as usize..range.end as usize];
-                    skin_instances(&texels, poses, vertices, &mut self.cpu_scratch);
-                    cpu_offsets.push((mi, all.len() as u32));
-                    all.extend_from_slice(&self.cpu_scratch);
-                    stats.cpu_skinned_vertices += self.cpu_scratch.len();
                 }
             }
+            self.cpu_scratch.resize(total, SkinnedVertex::default());
+            let texels = file.texels();
+            for &(mi, first) in &self.cpu_offsets {
+                let Some((_, range)) = ranges.iter().find(|(c, _)| *c == self.meshes[mi].character)
+                else {
+                    continue;
+                };
+                let (vertices, _) = file.mesh_data(mi);
+                let poses = &self.pose_scratch[range.start as usize..range.end as usize];
+                let out = &mut self.cpu_scratch[first as usize..][..poses.len() * vertices.len()];
+                skin_instances(&texels, poses, vertices, out);
+            }
+            stats.cpu_skinned_vertices = total;
             stats.cpu_skin_seconds = start.elapsed().as_secs_f64();
-            let bytes = (all.len() * std::mem::size_of::<SkinnedVertex>()) as u64;
+            let bytes = (total * std::mem::size_of::<SkinnedVertex>()) as u64;
             Self::ensure_buffer(
                 gpu,
                 &mut self.cpu_vertices,
@@ -760,7 +778,8 @@ impl CrowdRenderer {
                 "cpu skinned vertices",
             );
             if let (Some(b), true) = (self.cpu_vertices.as_ref(), bytes > 0) {
-                gpu.queue.write_buffer(b, 0, bytemuck::cast_slice(&all));
+                gpu.queue
+                    .write_buffer(b, 0, bytemuck::cast_slice(&self.cpu_scratch));
             }
         }
 
@@ -770,18 +789,12 @@ impl CrowdRenderer {
                 label: Some("crowd frame"),
             });
         {
-            let color_view = target.color.create_view(&Default::default());
-            let resolve_view = target
-                .resolve
-                .as_ref()
-                .map(|r| r.create_view(&Default::default()));
-            let depth_view = target.depth.create_view(&Default::default());
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("crowd"),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &color_view,
+                    view: &target.color_view,
                     depth_slice: None,
-                    resolve_target: resolve_view.as_ref(),
+                    resolve_target: target.resolve_view.as_ref(),
                     ops: wgpu::Operations {
                         load: wgpu::LoadOp::Clear(wgpu::Color {
                             r: 0.56,
@@ -793,7 +806,7 @@ impl CrowdRenderer {
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &depth_view,
+                    view: &target.depth_view,
                     depth_ops: Some(wgpu::Operations {
                         load: wgpu::LoadOp::Clear(1.0),
                         store: wgpu::StoreOp::Discard,
@@ -824,7 +837,7 @@ impl CrowdRenderer {
                         pass.set_pipeline(&self.skinned);
                         pass.set_bind_group(0, &self.texels, &[]);
                     }
-                    for (c, range) in &ranges {
+                    for (c, range) in ranges {
                         for m in self
                             .meshes
                             .iter()
@@ -843,7 +856,7 @@ impl CrowdRenderer {
                     if let Some(b) = self.cpu_vertices.as_ref() {
                         pass.set_vertex_buffer(0, b.slice(..));
                     }
-                    for (mi, first) in &cpu_offsets {
+                    for (mi, first) in &self.cpu_offsets {
                         let m = &self.meshes[*mi];
                         let Some((_, range)) = ranges.iter().find(|(c, _)| *c == m.character)
                         else {
@@ -1002,9 +1015,11 @@ impl Target {
         Self {
             size: (width, height),
             samples,
+            color_view: color.create_view(&Default::default()),
+            resolve_view: resolve.as_ref().map(|r| r.create_view(&Default::default())),
+            depth_view: depth.create_view(&Default::default()),
             color,
             resolve,
-            depth,
         }
     }
 
