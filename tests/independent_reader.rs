@@ -170,14 +170,6 @@ fn committed_fixture_reads_the_same() {
     reads_the_same(&reader, &repo().join("tests/fixtures/format-1.0.throng"));
 }
 
-/// Recomputes the content CRC, then the header CRC (docs/FORMAT.md, header).
-fn fix_checksums(b: &mut [u8]) {
-    let content = crc32fast::hash(&b[64..]);
-    b[24..28].copy_from_slice(&content.to_le_bytes());
-    let header = crc32fast::hash(&b[..60]);
-    b[60..64].copy_from_slice(&header.to_le_bytes());
-}
-
 /// The file offset of section `kind`, from the section table.
 fn section_offset(b: &[u8], kind: &[u8; 4]) -> usize {
     let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
@@ -204,7 +196,7 @@ fn corrupted_copies_are_refused_by_both() {
     let mut forward = original.clone();
     let parent = section_offset(&forward, b"JOIN") + 8;
     forward[parent..parent + 4].copy_from_slice(&1i32.to_le_bytes());
-    fix_checksums(&mut forward);
+    common::reseal(&mut forward);
 
     for (name, bytes, rule) in [
         ("flipped.throng", flipped, "container rule 4"),
