@@ -41,6 +41,8 @@
 //!   bit-exact, f16 under a measured budget), with events, root motion, bounds and LOD meshes.
 //! - [`format`]: the `.throng` file: container (header, sections, checksums, atomic writer),
 //!   record tables, the builder, and the validating memory-mapped reader.
+//! - [`crowd`]: agents, behaviour, LOD levels and update rates, culling, instance records
+//!   (pure CPU).
 //! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
 //! - [`cli`]: the `throng` command line (glue only).
 
@@ -48,6 +50,7 @@ pub mod anim;
 pub mod bake;
 pub mod character;
 pub mod cli;
+pub mod crowd;
 pub mod format;
 pub mod import;
 pub mod mesh;

@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
-use super::scene::FramePose;
+use crate::crowd::FramePose;
 use crate::format::Texels;
 use crate::format::records::VertexRecord;
 

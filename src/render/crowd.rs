@@ -13,7 +13,8 @@ use wgpu::util::DeviceExt as _;
 use super::cpu_skin::{SkinnedVertex, skin_instances};
 use super::device::{Gpu, TexelLayout};
 use super::error::RenderError;
-use super::scene::{Agent, FramePose, LIGHT, frame_pose};
+use super::scene::{Agent, LIGHT, frame_pose, record};
+use crate::crowd::{FramePose, InstanceRecord};
 use crate::format::records::{NONE, VertexRecord};
 use crate::format::{TexelFormat, ThrongFile};
 
@@ -43,39 +44,6 @@ impl SkinningPath {
         match self {
             Self::Gpu => "gpu",
             Self::Cpu => "cpu",
-        }
-    }
-}
-
-/// One instance as the vertex shader reads it (52 bytes): see `Instance` in crowd.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct InstanceRecord {
-    /// Position (xyz, metres) and heading (radians).
-    pub place: [f32; 4],
-    /// Scale, weight of A's second frame, weight of B's second frame, weight of B.
-    pub weights: [f32; 4],
-    /// Frame bases as matrix indices: A first, A second, B first, B second.
-    pub frames: [u32; 4],
-    /// Tint, RGBA8 unorm.
-    pub tint: [u8; 4],
-}
-
-impl InstanceRecord {
-    /// The record of `agent` showing `pose`.
-    pub fn new(agent: &Agent, pose: &FramePose) -> Self {
-        Self {
-            place: [
-                agent.position.x,
-                agent.position.y,
-                agent.position.z,
-                agent.heading,
-            ],
-            weights: [agent.scale, pose.aw, pose.bw, pose.fade],
-            frames: [pose.a0, pose.a1, pose.b0, pose.b1],
-            tint: agent
-                .tint
-                .map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8),
         }
     }
 }
@@ -717,8 +685,7 @@ impl CrowdRenderer {
         for (k, &i) in order.iter().enumerate() {
             let pose = frame_pose(file, &agents[i]);
             self.pose_scratch.push(pose);
-            self.record_scratch
-                .push(InstanceRecord::new(&agents[i], &pose));
+            self.record_scratch.push(record(&agents[i], &pose));
             let c = agents[i].character;
             match ranges.last_mut() {
                 Some((lc, range)) if *lc == c => range.end = k as u32 + 1,

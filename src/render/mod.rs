@@ -17,8 +17,7 @@ pub mod image_diff;
 pub mod parity;
 pub mod scene;
 
-pub use crowd::{
-    CrowdRenderer, FrameStats, InstanceRecord, SkinningPath, Target, gpu_path_unavailable,
-};
+pub use crate::crowd::InstanceRecord;
+pub use crowd::{CrowdRenderer, FrameStats, SkinningPath, Target, gpu_path_unavailable};
 pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;

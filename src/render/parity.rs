@@ -11,7 +11,7 @@ use wgpu::util::DeviceExt as _;
 use super::crowd::{CrowdRenderer, SKINNING_WGSL};
 use super::device::Gpu;
 use super::error::RenderError;
-use super::scene::FramePose;
+use crate::crowd::FramePose;
 use crate::format::records::VertexRecord;
 
 /// The parity shader (after [`SKINNING_WGSL`]).

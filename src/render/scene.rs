@@ -6,6 +6,9 @@ use glam::{Mat4, Vec3};
 
 use crate::format::ThrongFile;
 
+pub use crate::crowd::record::FramePose;
+use crate::crowd::record::{InstanceRecord, frame_pose_of, rgba8};
+
 /// One character to draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Agent {
@@ -31,54 +34,27 @@ pub struct Agent {
     pub fade: f32,
 }
 
-/// Which frames an agent shows: frame bases as matrix indices (the texel index of joint 0,
-/// row 0, divided by 3) and weights, as skinning.wgsl's `Pose`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct FramePose {
-    /// A's first frame base.
-    pub a0: u32,
-    /// A's second frame base.
-    pub a1: u32,
-    /// Weight of A's second frame.
-    pub aw: f32,
-    /// B's first frame base.
-    pub b0: u32,
-    /// B's second frame base.
-    pub b1: u32,
-    /// Weight of B's second frame.
-    pub bw: f32,
-    /// Weight of B.
-    pub fade: f32,
+/// The frames `agent` shows in `file` (see [`frame_pose_of`]).
+pub fn frame_pose(file: &ThrongFile, agent: &Agent) -> FramePose {
+    frame_pose_of(
+        file,
+        agent.anim_a,
+        agent.time_a,
+        agent.anim_b,
+        agent.time_b,
+        agent.fade,
+    )
 }
 
-/// The frames `agent` shows in `file` (indices are trusted: the file is validated and agents
-/// are made from it; every animation's first texel is a multiple of 3, which
-/// [`super::CrowdRenderer::new`] checks).
-pub fn frame_pose(file: &ThrongFile, agent: &Agent) -> FramePose {
-    let side = |anim: u32, t: f32| {
-        let a = anim as usize;
-        let (f0, f1, w) = file.frames_at(a, t);
-        (
-            (file.frame_base(a, f0) / 3) as u32,
-            (file.frame_base(a, f1) / 3) as u32,
-            w,
-        )
-    };
-    let (a0, a1, aw) = side(agent.anim_a, agent.time_a);
-    let (b0, b1, bw) = if agent.fade > 0.0 {
-        side(agent.anim_b, agent.time_b)
-    } else {
-        (a0, a1, 0.0)
-    };
-    FramePose {
-        a0,
-        a1,
-        aw,
-        b0,
-        b1,
-        bw,
-        fade: agent.fade,
-    }
+/// The instance record of `agent` showing `pose`.
+pub fn record(agent: &Agent, pose: &FramePose) -> InstanceRecord {
+    InstanceRecord::new(
+        agent.position,
+        agent.heading,
+        agent.scale,
+        rgba8(agent.tint),
+        pose,
+    )
 }
 
 /// A small deterministic generator (xorshift64*), so a seed always gives the same scene.

@@ -1,0 +1,134 @@
+//! What the GPU reads per instance: the [`InstanceRecord`] (place, scale, frames, weights,
+//! tint) and the [`FramePose`] inside it, the frames and weights both skinning paths read,
+//! found from animation times in a bake.
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+use crate::format::ThrongFile;
+
+/// Which frames an instance shows: frame bases as matrix indices (the texel index of joint 0,
+/// row 0, divided by 3) and weights, as skinning.wgsl's `Pose`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FramePose {
+    /// A's first frame base.
+    pub a0: u32,
+    /// A's second frame base.
+    pub a1: u32,
+    /// Weight of A's second frame, in [0, 1).
+    pub aw: f32,
+    /// B's first frame base.
+    pub b0: u32,
+    /// B's second frame base.
+    pub b1: u32,
+    /// Weight of B's second frame, in [0, 1).
+    pub bw: f32,
+    /// Weight of B, in [0, 1].
+    pub fade: f32,
+}
+
+impl FramePose {
+    /// The pose a record shows.
+    pub fn from_record(r: &InstanceRecord) -> Self {
+        Self {
+            a0: r.frames[0],
+            a1: r.frames[1],
+            aw: r.weights[1],
+            b0: r.frames[2],
+            b1: r.frames[3],
+            bw: r.weights[2],
+            fade: r.weights[3],
+        }
+    }
+}
+
+/// The frames of animation `anim_a` at `time_a` seconds cross-faded with `anim_b` at `time_b`
+/// by `fade` (in [0, 1]; B is not looked up when it is 0). Animation indices are trusted: the
+/// file is validated and callers take them from it; every animation's first texel is a
+/// multiple of 3, which the renderer checks.
+pub fn frame_pose_of(
+    file: &ThrongFile,
+    anim_a: u32,
+    time_a: f32,
+    anim_b: u32,
+    time_b: f32,
+    fade: f32,
+) -> FramePose {
+    let side = |anim: u32, t: f32| {
+        let a = anim as usize;
+        let (f0, f1, w) = file.frames_at(a, t);
+        (
+            (file.frame_base(a, f0) / 3) as u32,
+            (file.frame_base(a, f1) / 3) as u32,
+            w,
+        )
+    };
+    let (a0, a1, aw) = side(anim_a, time_a);
+    let (b0, b1, bw) = if fade > 0.0 {
+        side(anim_b, time_b)
+    } else {
+        (a0, a1, 0.0)
+    };
+    FramePose {
+        a0,
+        a1,
+        aw,
+        b0,
+        b1,
+        bw,
+        fade,
+    }
+}
+
+/// One instance as the vertex shader reads it (52 bytes): see `Instance` in crowd.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct InstanceRecord {
+    /// Position (xyz, metres) and heading (radians about +y).
+    pub place: [f32; 4],
+    /// Scale, weight of A's second frame, weight of B's second frame, weight of B.
+    pub weights: [f32; 4],
+    /// Frame bases as matrix indices: A first, A second, B first, B second.
+    pub frames: [u32; 4],
+    /// Tint, RGBA8 unorm.
+    pub tint: [u8; 4],
+}
+
+impl InstanceRecord {
+    /// The record of an instance at `position` (metres) turned by `heading` (radians about
+    /// +y), scaled uniformly by `scale`, tinted by `tint` and showing `pose`.
+    pub fn new(position: Vec3, heading: f32, scale: f32, tint: [u8; 4], pose: &FramePose) -> Self {
+        Self {
+            place: [position.x, position.y, position.z, heading],
+            weights: [scale, pose.aw, pose.bw, pose.fade],
+            frames: [pose.a0, pose.a1, pose.b0, pose.b1],
+            tint,
+        }
+    }
+}
+
+/// A linear RGBA colour in [0, 1] as RGBA8 unorm.
+pub fn rgba8(c: [f32; 4]) -> [u8; 4] {
+    c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_gives_back_its_pose() {
+        let pose = FramePose {
+            a0: 3,
+            a1: 4,
+            aw: 0.25,
+            b0: 9,
+            b1: 10,
+            bw: 0.5,
+            fade: 0.75,
+        };
+        let r = InstanceRecord::new(Vec3::new(1.0, 0.0, 2.0), 0.5, 1.1, [1, 2, 3, 4], &pose);
+        assert_eq!(FramePose::from_record(&r), pose);
+        assert_eq!(std::mem::size_of::<InstanceRecord>(), 52);
+    }
+}
