@@ -5,4 +5,4 @@
 
 pub mod record;
 
-pub use record::{FramePose, InstanceRecord, frame_pose_of, rgba8};
+pub use record::{DrawRange, FramePose, InstanceRecord, frame_pose_of, rgba8};

@@ -118,14 +118,22 @@ pub fn skin_instances(
     }
     out.par_chunks_mut(vertices.len())
         .zip(poses.par_iter())
-        .for_each(|(dst, pose)| {
-            for (o, v) in dst.iter_mut().zip(vertices) {
-                let (p, n) = skin_vertex(t, pose, v);
-                *o = SkinnedVertex {
-                    position: p.to_array(),
-                    normal: n.to_array(),
-                    uv: v.uv,
-                };
-            }
-        });
+        .for_each(|(dst, pose)| skin_into(t, pose, vertices, dst));
+}
+
+/// Skins `vertices` for `pose` into `out` (as many as both hold), on this thread.
+pub fn skin_into(
+    t: &Texels,
+    pose: &FramePose,
+    vertices: &[VertexRecord],
+    out: &mut [SkinnedVertex],
+) {
+    for (o, v) in out.iter_mut().zip(vertices) {
+        let (p, n) = skin_vertex(t, pose, v);
+        *o = SkinnedVertex {
+            position: p.to_array(),
+            normal: n.to_array(),
+            uv: v.uv,
+        };
+    }
 }

@@ -10,11 +10,17 @@ use bytemuck::{Pod, Zeroable};
 use glam::Mat4;
 use wgpu::util::DeviceExt as _;
 
-use super::cpu_skin::{SkinnedVertex, skin_instances};
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::attachment::Attachment;
+use super::cpu_skin::{SkinnedVertex, skin_into};
 use super::device::{Gpu, TexelLayout};
 use super::error::RenderError;
 use super::scene::{Agent, LIGHT, frame_pose, record};
-use crate::crowd::{FramePose, InstanceRecord};
+use super::target::{DEPTH_FORMAT, FrameViews, TARGET_FORMAT, Target};
+use crate::crowd::{DrawRange, FramePose, InstanceRecord};
 use crate::format::records::{NONE, VertexRecord};
 use crate::format::{TexelFormat, ThrongFile};
 
@@ -48,6 +54,14 @@ impl SkinningPath {
     }
 }
 
+/// The sky: the colour frames are cleared to.
+const SKY: wgpu::Color = wgpu::Color {
+    r: 0.56,
+    g: 0.68,
+    b: 0.80,
+    a: 1.0,
+};
+
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct CameraUniform {
@@ -59,6 +73,8 @@ struct CameraUniform {
 struct GpuMesh {
     character: u32,
     lod: u32,
+    /// For an attachment: its index in `attachments`, and it is drawn at `lod` and below.
+    attachment: Option<usize>,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     vertex_count: u32,
@@ -77,28 +93,17 @@ pub struct FrameStats {
     pub cpu_skinned_vertices: usize,
     /// CPU time skinning, seconds.
     pub cpu_skin_seconds: f64,
+    /// Instance records written to the GPU.
+    pub records_written: usize,
+    /// Bytes written to GPU buffers (instance records and CPU-skinned vertices).
+    pub uploaded_bytes: usize,
+    /// CPU time writing instance records and skinned vertices to GPU buffers, seconds.
+    pub upload_seconds: f64,
     /// Wall time from submitting the frame until the device finished it, seconds.
     pub submit_seconds: f64,
     /// GPU time of the crowd pass from timestamp queries, seconds, where the device has them.
     pub gpu_seconds: Option<f64>,
 }
-
-/// The offscreen image a frame is drawn into, and its readback.
-pub struct Target {
-    /// Width and height, pixels.
-    pub size: (u32, u32),
-    samples: u32,
-    color: wgpu::Texture,
-    resolve: Option<wgpu::Texture>,
-    // Views made once, not per frame (a view keeps its texture alive).
-    color_view: wgpu::TextureView,
-    resolve_view: Option<wgpu::TextureView>,
-    depth_view: wgpu::TextureView,
-}
-
-/// The colour format of offscreen targets.
-pub const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
-const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// A bake on the GPU with the pipelines that draw it.
 pub struct CrowdRenderer {
@@ -114,19 +119,73 @@ pub struct CrowdRenderer {
     unskinned_world: wgpu::RenderPipeline,
     ground: wgpu::RenderPipeline,
     ground_vertices: wgpu::Buffer,
+    /// Props on joints, kept on the CPU too for the CPU path.
+    attachments: Vec<Attachment>,
+    /// Meshes (indices into `meshes`) of each character at each LOD level, attachments
+    /// included: `parts[character * levels + level]`, with each one's first vertex in an
+    /// agent's region of the CPU path's vertex cache.
+    parts: Vec<Vec<(usize, u32)>>,
+    levels: u32,
+    /// Vertices per agent in the CPU path's cache: the most any character needs at any
+    /// level, parts and attachments together.
+    cpu_stride: u32,
     instances: Option<wgpu::Buffer>,
     cpu_vertices: Option<wgpu::Buffer>,
-    /// Per-frame scratch, kept so that frames allocate nothing once warm: CPU-skinned
-    /// vertices, instance order, per-character instance ranges, (mesh, first vertex) of each
-    /// CPU-skinned mesh.
-    cpu_scratch: Vec<SkinnedVertex>,
-    order_scratch: Vec<usize>,
-    range_scratch: Vec<(u32, std::ops::Range<u32>)>,
-    cpu_offsets: Vec<(usize, u32)>,
-    pose_scratch: Vec<FramePose>,
+    /// The CPU path's skinned vertices, one region of `cpu_stride` vertices per agent, kept
+    /// between frames so only agents whose record changed are skinned again.
+    cpu_cache: Vec<SkinnedVertex>,
+    /// Whether `cpu_cache` (and its GPU copy) matches the records uploaded last; false after
+    /// a frame on another path.
+    cpu_fresh: bool,
+    /// Per agent: the index of its skinning job this frame (`NO_JOB` for none).
+    cpu_job_of: Vec<u32>,
+    cpu_jobs: Vec<CpuJob>,
+    /// Per-frame scratch of [`CrowdRenderer::draw`], kept so that frames allocate nothing
+    /// once warm.
+    order_scratch: Vec<u32>,
+    draw_scratch: Vec<DrawRange>,
     record_scratch: Vec<InstanceRecord>,
     samples: u32,
+    format: wgpu::TextureFormat,
     timer: Option<Timer>,
+}
+
+/// An agent the CPU path skins this frame: character, LOD level, pose.
+#[derive(Clone, Copy, Debug)]
+struct CpuJob {
+    character: u32,
+    level: u32,
+    pose: FramePose,
+}
+
+const NO_JOB: u32 = u32::MAX;
+
+/// Most memory the CPU path may keep for skinned vertices (CPU and GPU copies each), bytes.
+pub const CPU_CACHE_LIMIT: usize = 768 << 20;
+
+/// How a renderer is built.
+#[derive(Clone, Debug)]
+pub struct RendererOptions {
+    /// Samples per pixel of the targets it draws into (1 or 4; see [`Target::best_samples`]).
+    pub samples: u32,
+    /// Colour format of those targets ([`TARGET_FORMAT`] offscreen; a window's surface
+    /// format).
+    pub format: wgpu::TextureFormat,
+    /// Props on joints.
+    pub attachments: Vec<Attachment>,
+}
+
+/// What a frame shows, in the crowd's slot order (see `crowd::schedule`).
+#[derive(Clone, Copy)]
+pub struct CrowdFrame<'a> {
+    /// Every agent's instance record, by slot.
+    pub records: &'a [InstanceRecord],
+    /// Slots whose records changed since they were last uploaded.
+    pub dirty: &'a [Range<u32>],
+    /// The visible slots: one range per character and LOD level.
+    pub draws: &'a [DrawRange],
+    /// The agent in each slot.
+    pub slot_agent: &'a [u32],
 }
 
 /// Timestamp queries around the crowd pass: the query set, and buffers to resolve and read
@@ -187,6 +246,32 @@ impl CrowdRenderer {
     /// limits even for the CPU path's needs (the texture is still uploaded for parity tests
     /// only when it fits), [`RenderError::Gpu`] for shader or pipeline errors.
     pub fn new(gpu: &Gpu, file: &ThrongFile, samples: u32) -> Result<Self, RenderError> {
+        Self::with_options(
+            gpu,
+            file,
+            RendererOptions {
+                samples,
+                format: TARGET_FORMAT,
+                attachments: Vec::new(),
+            },
+        )
+    }
+
+    /// Like [`CrowdRenderer::new`], for targets of `options.format` and with attachments.
+    ///
+    /// # Errors
+    /// As [`CrowdRenderer::new`]; [`RenderError::Unsupported`] for an attachment on a
+    /// character the bake does not have.
+    pub fn with_options(
+        gpu: &Gpu,
+        file: &ThrongFile,
+        options: RendererOptions,
+    ) -> Result<Self, RenderError> {
+        let RendererOptions {
+            samples,
+            format: target_format,
+            attachments,
+        } = options;
         let device = &gpu.device;
         if let Some(a) = file.anims().iter().position(|a| a.first_texel % 3 != 0) {
             return Err(RenderError::Unsupported {
@@ -360,56 +445,107 @@ impl CrowdRenderer {
             .collect();
         image_views.push(image_view(gpu, 1, 1, &[255; 4]));
         let white = image_views.len() - 1;
-        let mut meshes = Vec::with_capacity(file.meshes().len());
+        let upload_mesh =
+            |v: &[VertexRecord], i: &[u32], color: [f32; 4], view: &wgpu::TextureView| {
+                let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("mesh vertices"),
+                    contents: bytemuck::cast_slice::<VertexRecord, u8>(v),
+                    usage: wgpu::BufferUsages::VERTEX,
+                });
+                let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("mesh indices"),
+                    contents: bytemuck::cast_slice::<u32, u8>(i),
+                    usage: wgpu::BufferUsages::INDEX,
+                });
+                let factor = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("material"),
+                    contents: bytemuck::cast_slice(&color),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+                let material = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("material"),
+                    layout: &material_bgl,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: factor.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(view),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: wgpu::BindingResource::Sampler(&sampler),
+                        },
+                    ],
+                });
+                (vertices, indices, material)
+            };
+        let mut meshes = Vec::with_capacity(file.meshes().len() + attachments.len());
         for (mi, m) in file.meshes().iter().enumerate() {
             let (v, i) = file.mesh_data(mi);
-            let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh vertices"),
-                contents: bytemuck::cast_slice::<VertexRecord, u8>(v),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
-            let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh indices"),
-                contents: bytemuck::cast_slice::<u32, u8>(i),
-                usage: wgpu::BufferUsages::INDEX,
-            });
-            let factor = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("material"),
-                contents: bytemuck::cast_slice(&m.base_color),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
             let view = &image_views[if m.image == NONE {
                 white
             } else {
                 m.image as usize
             }];
-            let material = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("material"),
-                layout: &material_bgl,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: factor.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::TextureView(view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::Sampler(&sampler),
-                    },
-                ],
-            });
+            let (vertices, indices, material) = upload_mesh(v, i, m.base_color, view);
             meshes.push(GpuMesh {
                 character: m.character,
                 lod: m.lod,
+                attachment: None,
                 vertices,
                 indices,
                 vertex_count: m.vertex_count,
                 index_count: m.index_count,
                 material,
             });
+        }
+        let characters = file.characters().len() as u32;
+        for (k, a) in attachments.iter().enumerate() {
+            if a.character >= characters {
+                return Err(RenderError::Unsupported {
+                    file: file.name().to_string(),
+                    what: format!(
+                        "{} is for character {}, but the bake has {characters}",
+                        a.name, a.character
+                    ),
+                });
+            }
+            let (vertices, indices, material) =
+                upload_mesh(&a.vertices, &a.indices, a.color, &image_views[white]);
+            meshes.push(GpuMesh {
+                character: a.character,
+                lod: a.max_level,
+                attachment: Some(k),
+                vertices,
+                indices,
+                vertex_count: a.vertices.len() as u32,
+                index_count: a.indices.len() as u32,
+                material,
+            });
+        }
+        // Parts per (character, level), with their place in an agent's CPU cache region.
+        let levels = file.meshes().iter().map(|m| m.lod + 1).max().unwrap_or(1);
+        let mut parts = vec![Vec::new(); (characters * levels) as usize];
+        let mut cpu_stride = 0u32;
+        for c in 0..characters {
+            for level in 0..levels {
+                let mut offset = 0;
+                let list = &mut parts[(c * levels + level) as usize];
+                for (mi, m) in meshes.iter().enumerate() {
+                    let drawn = match m.attachment {
+                        None => m.lod == level,
+                        Some(_) => level <= m.lod,
+                    };
+                    if m.character == c && drawn {
+                        list.push((mi, offset));
+                        offset += m.vertex_count;
+                    }
+                }
+                cpu_stride = cpu_stride.max(offset);
+            }
         }
 
         let crowd_source = format!("{SKINNING_WGSL}\n{CROWD_WGSL}");
@@ -476,7 +612,7 @@ impl CrowdRenderer {
                     module,
                     entry_point: Some(fs),
                     compilation_options: Default::default(),
-                    targets: &[Some(TARGET_FORMAT.into())],
+                    targets: &[Some(target_format.into())],
                 }),
                 multiview_mask: None,
                 cache: None,
@@ -563,15 +699,21 @@ impl CrowdRenderer {
             unskinned_world,
             ground,
             ground_vertices,
+            attachments,
+            parts,
+            levels,
+            cpu_stride,
             instances: None,
             cpu_vertices: None,
-            cpu_scratch: Vec::new(),
+            cpu_cache: Vec::new(),
+            cpu_fresh: false,
+            cpu_job_of: Vec::new(),
+            cpu_jobs: Vec::new(),
             order_scratch: Vec::new(),
-            range_scratch: Vec::new(),
-            cpu_offsets: Vec::new(),
-            pose_scratch: Vec::new(),
+            draw_scratch: Vec::new(),
             record_scratch: Vec::new(),
             samples,
+            format: target_format,
             timer: gpu.timestamps.then(|| Timer {
                 queries: device.create_query_set(&wgpu::QuerySetDescriptor {
                     label: Some("crowd pass time"),
@@ -627,14 +769,16 @@ impl CrowdRenderer {
         self.samples
     }
 
+    /// Makes `slot` a buffer of at least `bytes`; true when it made a new one (empty).
     fn ensure_buffer(
         gpu: &Gpu,
         slot: &mut Option<wgpu::Buffer>,
         bytes: u64,
         usage: wgpu::BufferUsages,
         label: &str,
-    ) {
-        if slot.as_ref().is_none_or(|b| b.size() < bytes) {
+    ) -> bool {
+        let grow = slot.as_ref().is_none_or(|b| b.size() < bytes);
+        if grow {
             *slot = Some(gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
                 size: bytes.next_power_of_two().max(256),
@@ -642,15 +786,47 @@ impl CrowdRenderer {
                 mapped_at_creation: false,
             }));
         }
+        grow
     }
 
-    /// Draws `agents` (sorted by character, as [`super::scene::agents`] makes them... any order
-    /// is accepted; they are grouped here) at LOD `lod` with `path`, the ground, into `target`,
-    /// seen through `view_proj`, optionally `static_pose` (bind pose, no skinning). Submits and
-    /// returns what was drawn.
+    /// Why the CPU path cannot keep skinned vertices for `agents` agents, if it cannot:
+    /// it keeps every agent's vertices between frames so that only agents whose record
+    /// changed are skinned again, within [`CPU_CACHE_LIMIT`].
+    pub fn cpu_path_unavailable(&self, agents: usize) -> Option<String> {
+        let bytes = agents * self.cpu_stride as usize * std::mem::size_of::<SkinnedVertex>();
+        (bytes > CPU_CACHE_LIMIT).then(|| {
+            format!(
+                "CPU skinning keeps {} vertices per agent; {agents} agents would need {} MiB, more than its {} MiB limit",
+                self.cpu_stride,
+                bytes >> 20,
+                CPU_CACHE_LIMIT >> 20
+            )
+        })
+    }
+
+    /// The most agents the CPU path can keep (see [`CrowdRenderer::cpu_path_unavailable`]).
+    pub fn cpu_path_capacity(&self) -> usize {
+        CPU_CACHE_LIMIT / (self.cpu_stride.max(1) as usize * std::mem::size_of::<SkinnedVertex>())
+    }
+
+    /// LOD levels of the bake.
+    pub fn levels(&self) -> u32 {
+        self.levels
+    }
+
+    /// The colour format of the targets it draws into.
+    pub fn format(&self) -> wgpu::TextureFormat {
+        self.format
+    }
+
+    /// Draws `agents` (in any order; they are grouped by character here) at LOD `lod` with
+    /// `path`, the ground, into `target`, seen through `view_proj`, optionally `static_pose`
+    /// (bind pose, no skinning). Every record is written. Submits, waits and returns what
+    /// was drawn.
     ///
     /// # Errors
-    /// [`RenderError::Gpu`] when a GPU operation fails validation.
+    /// [`RenderError::Gpu`] when a GPU operation fails validation;
+    /// [`RenderError::Unsupported`] when the CPU path cannot hold that many agents.
     #[allow(clippy::too_many_arguments)]
     pub fn draw(
         &mut self,
@@ -663,7 +839,99 @@ impl CrowdRenderer {
         static_pose: bool,
         lod: u32,
     ) -> Result<FrameStats, RenderError> {
-        let mut stats = FrameStats::default();
+        // Slots grouped by character (a stable order, so each group is one range).
+        let mut order = std::mem::take(&mut self.order_scratch);
+        let mut records = std::mem::take(&mut self.record_scratch);
+        let mut draws = std::mem::take(&mut self.draw_scratch);
+        order.clear();
+        order.extend(0..agents.len() as u32);
+        order.sort_by_key(|&i| agents[i as usize].character);
+        records.clear();
+        draws.clear();
+        for (k, &i) in order.iter().enumerate() {
+            let agent = &agents[i as usize];
+            records.push(record(agent, &frame_pose(file, agent)));
+            let k = k as u32;
+            match draws.last_mut() {
+                Some(d) if d.character == agent.character => d.slots.end = k + 1,
+                _ => draws.push(DrawRange {
+                    character: agent.character,
+                    level: lod,
+                    slots: k..k + 1,
+                }),
+            }
+        }
+        // Everything is new this frame, also to the CPU path's cache.
+        self.cpu_fresh = false;
+        let all = [0..records.len() as u32];
+        let frame = CrowdFrame {
+            records: &records,
+            dirty: &all,
+            draws: &draws,
+            slot_agent: &order,
+        };
+        let result = self.render(
+            gpu,
+            file,
+            &target.views(),
+            &frame,
+            view_proj,
+            path,
+            static_pose,
+        );
+        self.order_scratch = order;
+        self.record_scratch = records;
+        self.draw_scratch = draws;
+        result
+    }
+
+    /// Draws a crowd frame into `views` seen through `view_proj`: uploads what changed,
+    /// encodes the pass, submits and waits (so that the statistics are the frame's).
+    ///
+    /// # Errors
+    /// As [`CrowdRenderer::upload`] and [`RenderError::Gpu`] when drawing fails.
+    #[allow(clippy::too_many_arguments)]
+    pub fn render(
+        &mut self,
+        gpu: &Gpu,
+        file: &ThrongFile,
+        views: &FrameViews,
+        frame: &CrowdFrame,
+        view_proj: Mat4,
+        path: SkinningPath,
+        static_pose: bool,
+    ) -> Result<FrameStats, RenderError> {
+        let mut stats = self.upload(gpu, file, frame, view_proj, path, static_pose)?;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("crowd frame"),
+            });
+        stats.draws = self.encode(&mut encoder, views, frame, path, static_pose);
+        self.submit(gpu, encoder, &mut stats)?;
+        Ok(stats)
+    }
+
+    /// Writes the camera, the frame's changed instance records and, on the CPU path, skins
+    /// the agents whose record changed (all visible ones after a frame on another path) and
+    /// writes their vertices. Returns the statistics so far (instances, CPU skinning,
+    /// uploads).
+    ///
+    /// # Errors
+    /// [`RenderError::Unsupported`] when the CPU path cannot hold that many agents.
+    pub fn upload(
+        &mut self,
+        gpu: &Gpu,
+        file: &ThrongFile,
+        frame: &CrowdFrame,
+        view_proj: Mat4,
+        path: SkinningPath,
+        static_pose: bool,
+    ) -> Result<FrameStats, RenderError> {
+        let mut stats = FrameStats {
+            instances: frame.draws.iter().map(|d| d.slots.len()).sum(),
+            ..Default::default()
+        };
         let l = glam::Vec3::from_slice(&LIGHT[..3]).normalize();
         gpu.queue.write_buffer(
             &self.camera,
@@ -673,107 +941,185 @@ impl CrowdRenderer {
                 light: [l.x, l.y, l.z, LIGHT[3]],
             }),
         );
-        // Instances grouped by character (a stable order, so each group is a contiguous range).
-        let order = &mut self.order_scratch;
-        order.clear();
-        order.extend(0..agents.len());
-        order.sort_by_key(|&i| agents[i].character);
-        self.pose_scratch.clear();
-        self.record_scratch.clear();
-        let ranges = &mut self.range_scratch;
-        ranges.clear();
-        for (k, &i) in order.iter().enumerate() {
-            let pose = frame_pose(file, &agents[i]);
-            self.pose_scratch.push(pose);
-            self.record_scratch.push(record(&agents[i], &pose));
-            let c = agents[i].character;
-            match ranges.last_mut() {
-                Some((lc, range)) if *lc == c => range.end = k as u32 + 1,
-                _ => ranges.push((c, k as u32..k as u32 + 1)),
-            }
-        }
-        let ranges = &self.range_scratch;
-        let instance_bytes =
-            (self.record_scratch.len() * std::mem::size_of::<InstanceRecord>()) as u64;
-        Self::ensure_buffer(
+        let start = std::time::Instant::now();
+        let record_size = std::mem::size_of::<InstanceRecord>();
+        let bytes = (frame.records.len() * record_size) as u64;
+        let grown = Self::ensure_buffer(
             gpu,
             &mut self.instances,
-            instance_bytes.max(4),
+            bytes.max(4),
             wgpu::BufferUsages::VERTEX,
             "instances",
         );
         let Some(instances) = self.instances.as_ref() else {
             return Err(RenderError::Gpu("no instance buffer".into()));
         };
-        if instance_bytes > 0 {
-            gpu.queue
-                .write_buffer(instances, 0, bytemuck::cast_slice(&self.record_scratch));
+        let n = frame.records.len() as u32;
+        let full = [0..n];
+        // A new buffer holds nothing yet: everything is written.
+        let runs = if grown { &full[..] } else { frame.dirty };
+        for run in runs {
+            let run = run.start.min(n)..run.end.min(n);
+            if run.is_empty() {
+                continue;
+            }
+            gpu.queue.write_buffer(
+                instances,
+                u64::from(run.start) * record_size as u64,
+                bytemuck::cast_slice(&frame.records[run.start as usize..run.end as usize]),
+            );
+            stats.records_written += run.len();
         }
-        // CPU path: skin every (instance, part) at this LOD into one vertex buffer.
-        self.cpu_offsets.clear();
+        stats.uploaded_bytes += stats.records_written * record_size;
+        stats.upload_seconds += start.elapsed().as_secs_f64();
         if path == SkinningPath::Cpu && !static_pose {
-            let start = std::time::Instant::now();
-            let mut total = 0usize;
-            for (c, range) in ranges {
-                for (mi, m) in self.meshes.iter().enumerate() {
-                    if m.character == *c && m.lod == lod {
-                        self.cpu_offsets.push((mi, total as u32));
-                        total += range.len() * m.vertex_count as usize;
+            self.skin_on_cpu(gpu, file, frame, &mut stats)?;
+        } else {
+            self.cpu_fresh = false;
+        }
+        Ok(stats)
+    }
+
+    /// The CPU path's part of [`CrowdRenderer::upload`].
+    fn skin_on_cpu(
+        &mut self,
+        gpu: &Gpu,
+        file: &ThrongFile,
+        frame: &CrowdFrame,
+        stats: &mut FrameStats,
+    ) -> Result<(), RenderError> {
+        let agents = frame.slot_agent.len();
+        if let Some(why) = self.cpu_path_unavailable(agents) {
+            return Err(RenderError::Unsupported {
+                file: file.name().to_string(),
+                what: why,
+            });
+        }
+        let stride = self.cpu_stride as usize;
+        let vertex_size = std::mem::size_of::<SkinnedVertex>();
+        let grown = Self::ensure_buffer(
+            gpu,
+            &mut self.cpu_vertices,
+            ((agents * stride * vertex_size) as u64).max(4),
+            wgpu::BufferUsages::VERTEX,
+            "cpu skinned vertices",
+        );
+        if grown || self.cpu_cache.len() < agents * stride {
+            self.cpu_cache
+                .resize(agents * stride, SkinnedVertex::default());
+            self.cpu_fresh = false;
+        }
+        let start = std::time::Instant::now();
+        // Jobs: the visible agents whose record changed (all visible ones when the cache is
+        // stale). Draw ranges and dirty runs are both in slot order.
+        self.cpu_jobs.clear();
+        self.cpu_job_of.clear();
+        self.cpu_job_of.resize(agents, NO_JOB);
+        let full = [0..frame.records.len() as u32];
+        let runs = if self.cpu_fresh {
+            frame.dirty
+        } else {
+            &full[..]
+        };
+        for d in frame.draws {
+            for run in runs {
+                let (s0, s1) = (run.start.max(d.slots.start), run.end.min(d.slots.end));
+                for s in s0..s1 {
+                    let (Some(&a), Some(r)) = (
+                        frame.slot_agent.get(s as usize),
+                        frame.records.get(s as usize),
+                    ) else {
+                        continue;
+                    };
+                    if let Some(j) = self.cpu_job_of.get_mut(a as usize) {
+                        *j = self.cpu_jobs.len() as u32;
+                        self.cpu_jobs.push(CpuJob {
+                            character: d.character,
+                            level: d.level,
+                            pose: FramePose::from_record(r),
+                        });
                     }
                 }
             }
-            self.cpu_scratch.resize(total, SkinnedVertex::default());
-            let texels = file.texels();
-            for &(mi, first) in &self.cpu_offsets {
-                let Some((_, range)) = ranges.iter().find(|(c, _)| *c == self.meshes[mi].character)
-                else {
-                    continue;
-                };
-                let (vertices, _) = file.mesh_data(mi);
-                let poses = &self.pose_scratch[range.start as usize..range.end as usize];
-                let out = &mut self.cpu_scratch[first as usize..][..poses.len() * vertices.len()];
-                skin_instances(&texels, poses, vertices, out);
-            }
-            stats.cpu_skinned_vertices = total;
-            stats.cpu_skin_seconds = start.elapsed().as_secs_f64();
-            let bytes = (total * std::mem::size_of::<SkinnedVertex>()) as u64;
-            Self::ensure_buffer(
-                gpu,
-                &mut self.cpu_vertices,
-                bytes.max(4),
-                wgpu::BufferUsages::VERTEX,
-                "cpu skinned vertices",
-            );
-            if let (Some(b), true) = (self.cpu_vertices.as_ref(), bytes > 0) {
-                gpu.queue
-                    .write_buffer(b, 0, bytemuck::cast_slice(&self.cpu_scratch));
-            }
         }
+        let texels = file.texels();
+        let (jobs, job_of) = (&self.cpu_jobs, &self.cpu_job_of);
+        let (parts, levels, meshes, attachments) =
+            (&self.parts, self.levels, &self.meshes, &self.attachments);
+        let skinned: usize = self.cpu_cache[..agents * stride]
+            .par_chunks_mut(stride.max(1))
+            .zip(job_of.par_iter())
+            .map(|(region, &j)| {
+                let Some(job) = jobs.get(j as usize) else {
+                    return 0;
+                };
+                let level = job.level.min(levels - 1);
+                let mut count = 0;
+                for &(mi, offset) in &parts[(job.character * levels + level) as usize] {
+                    let vertices = match meshes[mi].attachment {
+                        Some(k) => &attachments[k].vertices[..],
+                        None => file.mesh_data(mi).0,
+                    };
+                    let out = &mut region[offset as usize..][..vertices.len()];
+                    skin_into(&texels, &job.pose, vertices, out);
+                    count += vertices.len();
+                }
+                count
+            })
+            .sum();
+        stats.cpu_skinned_vertices = skinned;
+        stats.cpu_skin_seconds = start.elapsed().as_secs_f64();
+        // Upload the regions of agents skinned, merging neighbours.
+        let start = std::time::Instant::now();
+        let Some(buffer) = self.cpu_vertices.as_ref() else {
+            return Err(RenderError::Gpu("no CPU vertex buffer".into()));
+        };
+        let mut a = 0;
+        while a < agents {
+            if self.cpu_job_of[a] == NO_JOB {
+                a += 1;
+                continue;
+            }
+            let first = a;
+            while a < agents && self.cpu_job_of[a] != NO_JOB {
+                a += 1;
+            }
+            let data = bytemuck::cast_slice(&self.cpu_cache[first * stride..a * stride]);
+            gpu.queue
+                .write_buffer(buffer, (first * stride * vertex_size) as u64, data);
+            stats.uploaded_bytes += data.len();
+        }
+        stats.upload_seconds += start.elapsed().as_secs_f64();
+        self.cpu_fresh = true;
+        Ok(())
+    }
 
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("crowd frame"),
-            });
+    /// Encodes the crowd pass (ground, then one instanced draw per character part and LOD
+    /// level on the GPU path, one draw per instance and part on the CPU path) into
+    /// `encoder`, with its timestamps. Returns the number of character draws.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        views: &FrameViews,
+        frame: &CrowdFrame,
+        path: SkinningPath,
+        static_pose: bool,
+    ) -> usize {
+        let mut draws = 0;
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("crowd"),
                 color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &target.color_view,
+                    view: views.color,
                     depth_slice: None,
-                    resolve_target: target.resolve_view.as_ref(),
+                    resolve_target: views.resolve,
                     ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: 0.56,
-                            g: 0.68,
-                            b: 0.80,
-                            a: 1.0,
-                        }),
+                        load: wgpu::LoadOp::Clear(SKY),
                         store: wgpu::StoreOp::Store,
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &target.depth_view,
+                    view: views.depth,
                     depth_ops: Some(wgpu::Operations {
                         load: wgpu::LoadOp::Clear(1.0),
                         store: wgpu::StoreOp::Discard,
@@ -795,46 +1141,48 @@ impl CrowdRenderer {
             pass.set_pipeline(&self.ground);
             pass.set_vertex_buffer(0, self.ground_vertices.slice(..));
             pass.draw(0..6, 0..1);
+            let Some(instances) = self.instances.as_ref() else {
+                return 0;
+            };
             pass.set_vertex_buffer(1, instances.slice(..));
-            match (path, static_pose) {
-                (_, true) | (SkinningPath::Gpu, false) => {
-                    if static_pose {
-                        pass.set_pipeline(&self.unskinned_bind);
-                    } else {
-                        pass.set_pipeline(&self.skinned);
-                        pass.set_bind_group(0, &self.texels, &[]);
-                    }
-                    for (c, range) in ranges {
-                        for m in self
-                            .meshes
-                            .iter()
-                            .filter(|m| m.character == *c && m.lod == lod)
-                        {
-                            pass.set_bind_group(2, &m.material, &[]);
-                            pass.set_vertex_buffer(0, m.vertices.slice(..));
-                            pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                            pass.draw_indexed(0..m.index_count, 0, range.clone());
-                            stats.draws += 1;
-                        }
+            let parts_of = |d: &DrawRange| {
+                let level = d.level.min(self.levels - 1);
+                self.parts
+                    .get((d.character * self.levels + level) as usize)
+                    .map_or(&[][..], |p| &p[..])
+            };
+            if static_pose || path == SkinningPath::Gpu {
+                if static_pose {
+                    pass.set_pipeline(&self.unskinned_bind);
+                } else {
+                    pass.set_pipeline(&self.skinned);
+                    pass.set_bind_group(0, &self.texels, &[]);
+                }
+                for d in frame.draws {
+                    for &(mi, _) in parts_of(d) {
+                        let m = &self.meshes[mi];
+                        pass.set_bind_group(2, &m.material, &[]);
+                        pass.set_vertex_buffer(0, m.vertices.slice(..));
+                        pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+                        pass.draw_indexed(0..m.index_count, 0, d.slots.clone());
+                        draws += 1;
                     }
                 }
-                (SkinningPath::Cpu, false) => {
-                    pass.set_pipeline(&self.unskinned_world);
-                    if let Some(b) = self.cpu_vertices.as_ref() {
-                        pass.set_vertex_buffer(0, b.slice(..));
-                    }
-                    for (mi, first) in &self.cpu_offsets {
-                        let m = &self.meshes[*mi];
-                        let Some((_, range)) = ranges.iter().find(|(c, _)| *c == m.character)
-                        else {
-                            continue;
-                        };
+            } else if let Some(vertices) = self.cpu_vertices.as_ref() {
+                pass.set_pipeline(&self.unskinned_world);
+                pass.set_vertex_buffer(0, vertices.slice(..));
+                for d in frame.draws {
+                    for &(mi, offset) in parts_of(d) {
+                        let m = &self.meshes[mi];
                         pass.set_bind_group(2, &m.material, &[]);
                         pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                        for (k, inst) in range.clone().enumerate() {
-                            let base = *first + k as u32 * m.vertex_count;
-                            pass.draw_indexed(0..m.index_count, base as i32, inst..inst + 1);
-                            stats.draws += 1;
+                        for s in d.slots.clone() {
+                            let Some(&a) = frame.slot_agent.get(s as usize) else {
+                                continue;
+                            };
+                            let base = a * self.cpu_stride + offset;
+                            pass.draw_indexed(0..m.index_count, base as i32, s..s + 1);
+                            draws += 1;
                         }
                     }
                 }
@@ -844,6 +1192,19 @@ impl CrowdRenderer {
             encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
             encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.readback, 0, 16);
         }
+        draws
+    }
+
+    /// Submits `encoder`, waits for the device and fills in the wall and GPU times.
+    ///
+    /// # Errors
+    /// [`RenderError::Gpu`] when the frame fails validation or the device is lost.
+    pub fn submit(
+        &self,
+        gpu: &Gpu,
+        encoder: wgpu::CommandEncoder,
+        stats: &mut FrameStats,
+    ) -> Result<(), RenderError> {
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let start = std::time::Instant::now();
         gpu.queue.submit([encoder.finish()]);
@@ -855,8 +1216,7 @@ impl CrowdRenderer {
             return Err(RenderError::Gpu(format!("drawing: {e}")));
         }
         stats.gpu_seconds = self.read_timer(gpu);
-        stats.instances = agents.len();
-        Ok(stats)
+        Ok(())
     }
 
     /// The crowd pass's GPU time from the timestamp queries, seconds (`None` without them).
@@ -936,128 +1296,5 @@ fn upload_texels(gpu: &Gpu, texture: &wgpu::Texture, layout: TexelLayout, file: 
                 depth_or_array_layers: 1,
             },
         );
-    }
-}
-
-impl Target {
-    /// An offscreen target of `width` × `height` pixels with `samples` samples per pixel (4
-    /// when the device supports it for the target format, see [`Target::best_samples`]).
-    pub fn new(gpu: &Gpu, width: u32, height: u32, samples: u32) -> Self {
-        let make = |label, format, samples, usage| {
-            gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: samples,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let out_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
-        let (color, resolve) = if samples > 1 {
-            (
-                make(
-                    "msaa colour",
-                    TARGET_FORMAT,
-                    samples,
-                    wgpu::TextureUsages::RENDER_ATTACHMENT,
-                ),
-                Some(make("colour", TARGET_FORMAT, 1, out_usage)),
-            )
-        } else {
-            (make("colour", TARGET_FORMAT, 1, out_usage), None)
-        };
-        let depth = make(
-            "depth",
-            DEPTH_FORMAT,
-            samples,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        Self {
-            size: (width, height),
-            samples,
-            color_view: color.create_view(&Default::default()),
-            resolve_view: resolve.as_ref().map(|r| r.create_view(&Default::default())),
-            depth_view: depth.create_view(&Default::default()),
-            color,
-            resolve,
-        }
-    }
-
-    /// 4 if the device can multisample both the colour and the depth format 4 times, else 1.
-    pub fn best_samples(gpu: &Gpu) -> u32 {
-        let ok = |f| {
-            gpu.adapter
-                .get_texture_format_features(f)
-                .flags
-                .sample_count_supported(4)
-        };
-        if ok(TARGET_FORMAT) && ok(DEPTH_FORMAT) {
-            4
-        } else {
-            1
-        }
-    }
-
-    /// Samples per pixel.
-    pub fn samples(&self) -> u32 {
-        self.samples
-    }
-
-    /// Reads the image back: RGBA8 (sRGB), rows top first.
-    ///
-    /// # Errors
-    /// [`RenderError::Gpu`] when mapping fails.
-    pub fn read(&self, gpu: &Gpu) -> Result<image::RgbaImage, RenderError> {
-        let (w, h) = self.size;
-        let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
-        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: u64::from(row) * u64::from(h),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let source = self.resolve.as_ref().unwrap_or(&self.color);
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("readback"),
-            });
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: source,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: Some(h),
-                },
-            },
-            wgpu::Extent3d {
-                width: w,
-                height: h,
-                depth_or_array_layers: 1,
-            },
-        );
-        gpu.queue.submit([encoder.finish()]);
-        let data = gpu.read_buffer(&buffer, "image readback")?;
-        let mut pixels = Vec::with_capacity((w * h * 4) as usize);
-        for y in 0..h as usize {
-            let start = y * row as usize;
-            pixels.extend_from_slice(&data[start..start + (w * 4) as usize]);
-        }
-        image::RgbaImage::from_raw(w, h, pixels)
-            .ok_or_else(|| RenderError::Gpu("readback size mismatch".into()))
     }
 }

@@ -9,6 +9,7 @@
 //! - `scene`: a deterministic scene (agents, camera) from a seed (no wgpu);
 //! - `image_diff`: comparing rendered images.
 
+pub mod attachment;
 pub mod cpu_skin;
 pub mod crowd;
 pub mod device;
@@ -16,8 +17,14 @@ mod error;
 pub mod image_diff;
 pub mod parity;
 pub mod scene;
+pub mod target;
 
 pub use crate::crowd::InstanceRecord;
-pub use crowd::{CrowdRenderer, FrameStats, SkinningPath, Target, gpu_path_unavailable};
+pub use attachment::Attachment;
+pub use crowd::{
+    CPU_CACHE_LIMIT, CrowdFrame, CrowdRenderer, FrameStats, RendererOptions, SkinningPath,
+    gpu_path_unavailable,
+};
 pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;
+pub use target::{FrameViews, SurfaceTarget, TARGET_FORMAT, Target};

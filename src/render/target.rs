@@ -1,0 +1,250 @@
+//! Where frames are drawn: offscreen targets (with readback to an image) and the extra
+//! buffers a window's surface needs (multisampled colour, depth).
+
+use super::device::Gpu;
+use super::error::RenderError;
+
+/// The offscreen image a frame is drawn into, and its readback.
+pub struct Target {
+    /// Width and height, pixels.
+    pub size: (u32, u32),
+    samples: u32,
+    color: wgpu::Texture,
+    resolve: Option<wgpu::Texture>,
+    // Views made once, not per frame (a view keeps its texture alive).
+    color_view: wgpu::TextureView,
+    resolve_view: Option<wgpu::TextureView>,
+    depth_view: wgpu::TextureView,
+}
+
+/// The colour format of offscreen targets.
+pub const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+pub(crate) const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+impl Target {
+    /// An offscreen target of `width` × `height` pixels with `samples` samples per pixel (4
+    /// when the device supports it for the target format, see [`Target::best_samples`]).
+    pub fn new(gpu: &Gpu, width: u32, height: u32, samples: u32) -> Self {
+        let make = |label, format, samples, usage| {
+            gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: samples,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let out_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+        let (color, resolve) = if samples > 1 {
+            (
+                make(
+                    "msaa colour",
+                    TARGET_FORMAT,
+                    samples,
+                    wgpu::TextureUsages::RENDER_ATTACHMENT,
+                ),
+                Some(make("colour", TARGET_FORMAT, 1, out_usage)),
+            )
+        } else {
+            (make("colour", TARGET_FORMAT, 1, out_usage), None)
+        };
+        let depth = make(
+            "depth",
+            DEPTH_FORMAT,
+            samples,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        Self {
+            size: (width, height),
+            samples,
+            color_view: color.create_view(&Default::default()),
+            resolve_view: resolve.as_ref().map(|r| r.create_view(&Default::default())),
+            depth_view: depth.create_view(&Default::default()),
+            color,
+            resolve,
+        }
+    }
+
+    /// 4 if the device can multisample both the colour and the depth format 4 times, else 1.
+    pub fn best_samples(gpu: &Gpu) -> u32 {
+        best_samples_for(gpu, TARGET_FORMAT)
+    }
+
+    /// Samples per pixel.
+    pub fn samples(&self) -> u32 {
+        self.samples
+    }
+
+    /// Reads the image back: RGBA8 (sRGB), rows top first.
+    ///
+    /// # Errors
+    /// [`RenderError::Gpu`] when mapping fails.
+    pub fn read(&self, gpu: &Gpu) -> Result<image::RgbaImage, RenderError> {
+        read_texture(gpu, self.resolve.as_ref().unwrap_or(&self.color))
+    }
+
+    /// The views a frame draws into.
+    pub fn views(&self) -> FrameViews<'_> {
+        FrameViews {
+            color: &self.color_view,
+            resolve: self.resolve_view.as_ref(),
+            depth: &self.depth_view,
+        }
+    }
+}
+
+/// The views one frame draws into: colour (multisampled or not), where it resolves to, and
+/// depth.
+#[derive(Clone, Copy)]
+pub struct FrameViews<'a> {
+    /// The colour attachment.
+    pub color: &'a wgpu::TextureView,
+    /// Where a multisampled colour attachment resolves to.
+    pub resolve: Option<&'a wgpu::TextureView>,
+    /// The depth attachment (same samples as `color`).
+    pub depth: &'a wgpu::TextureView,
+}
+
+/// The multisampled colour and the depth buffer that frames drawn into a window's surface
+/// need besides the surface texture itself (remade when the window is resized).
+pub struct SurfaceTarget {
+    /// Width and height, pixels.
+    pub size: (u32, u32),
+    msaa: Option<wgpu::TextureView>,
+    depth: wgpu::TextureView,
+}
+
+impl SurfaceTarget {
+    /// Buffers for a `width` × `height` surface of `format`, with `samples` samples per pixel.
+    pub fn new(
+        gpu: &Gpu,
+        width: u32,
+        height: u32,
+        samples: u32,
+        format: wgpu::TextureFormat,
+    ) -> Self {
+        let make = |label, format, samples| {
+            gpu.device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size: wgpu::Extent3d {
+                        width: width.max(1),
+                        height: height.max(1),
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: 1,
+                    sample_count: samples,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    view_formats: &[],
+                })
+                .create_view(&Default::default())
+        };
+        Self {
+            size: (width, height),
+            msaa: (samples > 1).then(|| make("surface msaa colour", format, samples)),
+            depth: make("surface depth", DEPTH_FORMAT, samples),
+        }
+    }
+
+    /// The views a frame draws into, resolving into (or drawing straight into) `surface`.
+    pub fn views<'a>(&'a self, surface: &'a wgpu::TextureView) -> FrameViews<'a> {
+        match &self.msaa {
+            Some(m) => FrameViews {
+                color: m,
+                resolve: Some(surface),
+                depth: &self.depth,
+            },
+            None => FrameViews {
+                color: surface,
+                resolve: None,
+                depth: &self.depth,
+            },
+        }
+    }
+}
+
+/// 4 if the device can multisample both `format` and the depth format 4 times, else 1.
+pub fn best_samples_for(gpu: &Gpu, format: wgpu::TextureFormat) -> u32 {
+    let ok = |f| {
+        gpu.adapter
+            .get_texture_format_features(f)
+            .flags
+            .sample_count_supported(4)
+    };
+    if ok(format) && ok(DEPTH_FORMAT) { 4 } else { 1 }
+}
+
+/// Reads a single-sampled RGBA8 or BGRA8 texture (with `COPY_SRC`) back as RGBA8, rows top
+/// first.
+///
+/// # Errors
+/// [`RenderError::Gpu`] when the format is not 8-bit RGBA/BGRA or mapping fails.
+pub fn read_texture(gpu: &Gpu, texture: &wgpu::Texture) -> Result<image::RgbaImage, RenderError> {
+    use wgpu::TextureFormat as F;
+    let bgra = match texture.format() {
+        F::Rgba8Unorm | F::Rgba8UnormSrgb => false,
+        F::Bgra8Unorm | F::Bgra8UnormSrgb => true,
+        other => {
+            return Err(RenderError::Gpu(format!(
+                "cannot read back a {other:?} texture"
+            )));
+        }
+    };
+    let (w, h) = (texture.width(), texture.height());
+    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: u64::from(row) * u64::from(h),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("readback"),
+        });
+    encoder.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(h),
+            },
+        },
+        wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+    );
+    gpu.queue.submit([encoder.finish()]);
+    let data = gpu.read_buffer(&buffer, "image readback")?;
+    let mut pixels = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h as usize {
+        let start = y * row as usize;
+        pixels.extend_from_slice(&data[start..start + (w * 4) as usize]);
+    }
+    if bgra {
+        for p in pixels.chunks_exact_mut(4) {
+            p.swap(0, 2);
+        }
+    }
+    image::RgbaImage::from_raw(w, h, pixels)
+        .ok_or_else(|| RenderError::Gpu("readback size mismatch".into()))
+}
