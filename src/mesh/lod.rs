@@ -160,10 +160,10 @@ pub fn generate(
     // Check the whole list before doing any work, so a typo fails fast.
     for (i, &ratio) in ratios.iter().enumerate() {
         check_ratio(ratio)?;
-        if let Some(&previous) = i.checked_sub(1).and_then(|p| ratios.get(p)) {
-            if ratio >= previous {
-                return Err(LodError::NotDecreasing { ratio, previous });
-            }
+        if let Some(&previous) = i.checked_sub(1).and_then(|p| ratios.get(p))
+            && ratio >= previous
+        {
+            return Err(LodError::NotDecreasing { ratio, previous });
         }
     }
     ratios

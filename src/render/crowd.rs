@@ -863,10 +863,10 @@ impl CrowdRenderer {
         }
         // Everything is new this frame, also to the CPU path's cache.
         self.cpu_fresh = false;
-        let all = [0..records.len() as u32];
+        let all = 0..records.len() as u32;
         let frame = CrowdFrame {
             records: &records,
-            dirty: &all,
+            dirty: std::slice::from_ref(&all),
             draws: &draws,
             slot_agent: &order,
         };
@@ -943,7 +943,7 @@ impl CrowdRenderer {
         );
         let start = std::time::Instant::now();
         let record_size = std::mem::size_of::<InstanceRecord>();
-        let bytes = (frame.records.len() * record_size) as u64;
+        let bytes = std::mem::size_of_val(frame.records) as u64;
         let grown = Self::ensure_buffer(
             gpu,
             &mut self.instances,
@@ -955,9 +955,13 @@ impl CrowdRenderer {
             return Err(RenderError::Gpu("no instance buffer".into()));
         };
         let n = frame.records.len() as u32;
-        let full = [0..n];
+        let full = 0..n;
         // A new buffer holds nothing yet: everything is written.
-        let runs = if grown { &full[..] } else { frame.dirty };
+        let runs = if grown {
+            std::slice::from_ref(&full)
+        } else {
+            frame.dirty
+        };
         for run in runs {
             let run = run.start.min(n)..run.end.min(n);
             if run.is_empty() {
@@ -1015,11 +1019,11 @@ impl CrowdRenderer {
         self.cpu_jobs.clear();
         self.cpu_job_of.clear();
         self.cpu_job_of.resize(agents, NO_JOB);
-        let full = [0..frame.records.len() as u32];
+        let full = 0..frame.records.len() as u32;
         let runs = if self.cpu_fresh {
             frame.dirty
         } else {
-            &full[..]
+            std::slice::from_ref(&full)
         };
         for d in frame.draws {
             for run in runs {
