@@ -44,9 +44,11 @@
 //! - [`crowd`]: agents, behaviour, LOD levels and update rates, culling, instance records
 //!   (pure CPU).
 //! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
+//! - [`app`]: the crowd demo: a winit window with an egui panel, or a headless picture.
 //! - [`cli`]: the `throng` command line (glue only).
 
 pub mod anim;
+pub mod app;
 pub mod bake;
 pub mod character;
 pub mod cli;

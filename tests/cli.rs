@@ -11,22 +11,6 @@ fn mannequin() -> String {
 }
 
 #[test]
-fn no_arguments_describes_the_mannequin() {
-    let (code, out, _) = throng(&[]);
-    assert_eq!(code, 0);
-    for part in [
-        "mannequin",
-        "joints (19)",
-        "walk",
-        "throng inspect",
-        "throng pose",
-        "m/s",
-    ] {
-        assert!(out.contains(part), "missing {part:?} in:\n{out}");
-    }
-}
-
-#[test]
 fn inspect_text_and_json() {
     let (code, out, _) = throng(&["inspect", &mannequin()]);
     assert_eq!(code, 0);

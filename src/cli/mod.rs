@@ -1,6 +1,7 @@
 //! The `throng` command line: argument parsing and glue between the library modules.
 
 mod bake;
+mod demo;
 mod export_texture;
 mod inspect;
 mod inspect_throng;
@@ -23,7 +24,7 @@ use crate::import::{Images, ImportOptions, MergeAnimations, Model};
     version,
     about,
     long_about = None,
-    after_help = "With no command, prints what the built-in mannequin contains and how to start.\nDocs: README.md, docs/IMPORT.md (glTF import), docs/CHARACTER.md (character files)."
+    after_help = "With no command, runs the crowd demo (throng demo) with the built-in mannequin.\nDocs: README.md, docs/IMPORT.md (glTF import), docs/CHARACTER.md (character files)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -32,6 +33,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The crowd demo: a window with the baked crowd and a panel of live statistics and
+    /// settings (the default command); one headless picture where there is no display.
+    Demo(demo::Args),
     /// Bake a recipe (or a bare glTF model) into a .throng file: bone-matrix texture, clips and
     /// states, events, bounds, LOD meshes.
     Bake(bake::Args),
@@ -106,6 +110,7 @@ pub fn run() -> Result<()> {
         Some(Command::GenMannequin(args)) => mannequin::run(&args),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Play(args)) => play::run(&args),
-        None => mannequin::summary().context("describing the built-in mannequin"),
+        Some(Command::Demo(args)) => demo::run(&args),
+        None => demo::run(&demo::Args::default()),
     }
 }

@@ -79,7 +79,7 @@ pub struct Args {
     out: PathBuf,
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub(super) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("'{s}': give WIDTHxHEIGHT, e.g. 960x540"))?;

@@ -76,7 +76,44 @@ impl Gpu {
             backends: backends_of(choice),
             ..wgpu::InstanceDescriptor::new_without_display_handle()
         });
-        let adapters = pollster::block_on(instance.enumerate_adapters(backends_of(choice)));
+        Self::open(instance, choice, None)
+    }
+
+    /// Opens a device on `choice`'s backend that can present to `window` (whose display
+    /// connection is `display`), and the window's surface. Adapters are ranked as for
+    /// [`Gpu::new`], among those that support the surface.
+    ///
+    /// # Errors
+    /// As [`Gpu::new`]; [`RenderError::NoAdapter`] when the window's surface cannot be made.
+    pub fn with_surface(
+        choice: BackendChoice,
+        display: Box<dyn wgpu::wgt::WgpuHasDisplayHandle>,
+        window: impl Into<wgpu::SurfaceTarget<'static>>,
+    ) -> Result<(Self, wgpu::Surface<'static>), RenderError> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: backends_of(choice),
+            ..wgpu::InstanceDescriptor::new_with_display_handle(display)
+        });
+        let surface = instance.create_surface(window).map_err(|e| {
+            RenderError::NoAdapter(format!(
+                "cannot draw into the window with {}: {e}",
+                choice.name()
+            ))
+        })?;
+        let gpu = Self::open(instance, choice, Some(&surface))?;
+        Ok((gpu, surface))
+    }
+
+    fn open(
+        instance: wgpu::Instance,
+        choice: BackendChoice,
+        surface: Option<&wgpu::Surface>,
+    ) -> Result<Self, RenderError> {
+        let adapters: Vec<_> =
+            pollster::block_on(instance.enumerate_adapters(backends_of(choice)))
+                .into_iter()
+                .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
+                .collect();
         let rank = |a: &wgpu::Adapter| {
             let info = a.get_info();
             let backend = match info.backend {

@@ -1,0 +1,144 @@
+//! The demo's camera: orbit about a target point with the mouse (left drag turns, right or
+//! middle drag pans, the wheel zooms), WASD to fly the target over the ground (Q/E down and
+//! up), Shift to go faster. Pure math: the window feeds it deltas.
+
+use glam::{Mat4, Vec2, Vec3};
+
+/// Vertical field of view, radians.
+pub const FOV_Y: f32 = 0.75;
+
+/// An orbit camera.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OrbitCamera {
+    /// The point it looks at and turns about, metres.
+    pub target: Vec3,
+    /// Turn about +y, radians (0 looks along −z... from +z towards the target).
+    pub yaw: f32,
+    /// Angle above the ground, radians, in [0.05, 1.5].
+    pub pitch: f32,
+    /// Distance from the target, metres, in [1, 5000].
+    pub distance: f32,
+}
+
+/// Keys held for flying, as a direction: x right, y up, z forward.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlyKeys {
+    /// Right (+1, D) or left (−1, A).
+    pub right: f32,
+    /// Up (+1, E) or down (−1, Q).
+    pub up: f32,
+    /// Forward (+1, W) or back (−1, S).
+    pub forward: f32,
+    /// Shift: four times as fast.
+    pub fast: bool,
+}
+
+impl OrbitCamera {
+    /// A camera that frames a square plaza of half-size `half` metres from its southern
+    /// edge, a little above, looking at its middle distance.
+    pub fn overlooking(half: f32) -> Self {
+        let half = half.max(2.0);
+        Self {
+            target: Vec3::new(0.0, 1.0, half * 0.2),
+            yaw: 0.0,
+            pitch: 0.42,
+            distance: (half * 0.9).clamp(8.0, 120.0),
+        }
+    }
+
+    /// Where the camera is, metres.
+    pub fn eye(&self) -> Vec3 {
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        self.target + Vec3::new(sy * cp, sp, cy * cp) * self.distance
+    }
+
+    /// The view-projection matrix for an image of `aspect` = width / height (right-handed,
+    /// wgpu depth 0..1); the far plane reaches past a plaza of half-size `half` seen from
+    /// anywhere near it.
+    pub fn view_proj(&self, aspect: f32, half: f32) -> Mat4 {
+        let view = glam::camera::rh::view::look_at_mat4(self.eye(), self.target, Vec3::Y);
+        let far = (self.distance + half * 3.0 + 50.0).max(100.0);
+        let proj =
+            glam::camera::rh::proj::directx::perspective(FOV_Y, aspect.max(1e-3), 0.1, far);
+        proj * view
+    }
+
+    /// Turns by a mouse drag of `delta` pixels.
+    pub fn orbit(&mut self, delta: Vec2) {
+        self.yaw -= delta.x * 0.005;
+        self.pitch = (self.pitch + delta.y * 0.005).clamp(0.05, 1.5);
+    }
+
+    /// Moves the target by a mouse drag of `delta` pixels in a window `height` pixels
+    /// tall, so the ground under the cursor roughly follows it.
+    pub fn pan(&mut self, delta: Vec2, height: f32) {
+        let per_pixel = 2.0 * (FOV_Y * 0.5).tan() * self.distance / height.max(1.0);
+        let (sy, cy) = self.yaw.sin_cos();
+        let right = Vec3::new(cy, 0.0, -sy);
+        let back = Vec3::new(sy, 0.0, cy);
+        self.target += (-right * delta.x - back * delta.y) * per_pixel;
+    }
+
+    /// Zooms by `steps` wheel notches (positive: closer), 12% a notch.
+    pub fn zoom(&mut self, steps: f32) {
+        self.distance = (self.distance * 0.88f32.powf(steps)).clamp(1.0, 5000.0);
+    }
+
+    /// Flies the target for `dt` seconds with `keys` held, at a speed that grows with the
+    /// distance (so flying feels the same near and far).
+    pub fn fly(&mut self, keys: FlyKeys, dt: f32) {
+        let speed = (self.distance * 0.8).max(3.0) * if keys.fast { 4.0 } else { 1.0 };
+        let (sy, cy) = self.yaw.sin_cos();
+        let right = Vec3::new(cy, 0.0, -sy);
+        let forward = -Vec3::new(sy, 0.0, cy);
+        let step = right * keys.right + forward * keys.forward + Vec3::Y * keys.up;
+        self.target += step * speed * dt;
+        self.target.y = self.target.y.max(0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_target_is_in_the_middle_of_the_picture() {
+        let c = OrbitCamera::overlooking(40.0);
+        let p = c.view_proj(16.0 / 9.0, 40.0) * c.target.extend(1.0);
+        // The target projects to the image centre, in front of the camera (depth in 0..1).
+        // 1e-5: f32 rounding of the matrix product.
+        assert!((p.x / p.w).abs() < 1e-5 && (p.y / p.w).abs() < 1e-5);
+        assert!(p.z / p.w > 0.0 && p.z / p.w < 1.0);
+    }
+
+    #[test]
+    fn flying_forward_moves_towards_what_the_camera_looks_at() {
+        let mut c = OrbitCamera::overlooking(40.0);
+        c.yaw = 0.7;
+        let look = (c.target - c.eye()) * Vec3::new(1.0, 0.0, 1.0);
+        let before = c.target;
+        c.fly(
+            FlyKeys {
+                forward: 1.0,
+                ..Default::default()
+            },
+            0.1,
+        );
+        assert!((c.target - before).dot(look) > 0.0);
+        assert_eq!(c.target.y, before.y, "flying forward keeps the height");
+    }
+
+    #[test]
+    fn pitch_and_distance_stay_in_range() {
+        let mut c = OrbitCamera::overlooking(10.0);
+        c.orbit(Vec2::new(0.0, 1e6));
+        assert_eq!(c.pitch, 1.5);
+        c.orbit(Vec2::new(0.0, -1e6));
+        assert_eq!(c.pitch, 0.05);
+        c.zoom(1000.0);
+        assert_eq!(c.distance, 1.0);
+        c.zoom(-1000.0);
+        assert_eq!(c.distance, 5000.0);
+    }
+}

@@ -1,0 +1,65 @@
+//! The demo without a display: the same scene simulated for a moment and rendered offscreen
+//! into one picture, with the last frame's statistics.
+
+use std::path::Path;
+
+use super::AppError;
+use super::scene::{DemoOptions, FrameReport, Graphics, Scene};
+use super::window::save_png;
+use crate::render::{Gpu, TARGET_FORMAT, Target};
+
+/// Frames simulated (and drawn) before the picture when `--frames` is not given: one second
+/// at 30 frames a second, so agents are under way and cross-fades have started.
+pub const DEFAULT_FRAMES: u64 = 30;
+
+/// What a headless run drew.
+#[derive(Clone, Debug)]
+pub struct HeadlessReport {
+    /// The adapter, in words.
+    pub adapter: String,
+    /// The skinning path and why.
+    pub path: String,
+    /// Frames drawn.
+    pub frames: u64,
+    /// The last frame's measurements.
+    pub last: FrameReport,
+}
+
+/// Simulates `scene` for `options.frames` frames of 1/30 s (default [`DEFAULT_FRAMES`]),
+/// drawing each, and writes the last to `out` (PNG).
+///
+/// # Errors
+/// When the device, a frame or the image fails.
+pub fn render_headless(
+    options: &DemoOptions,
+    mut scene: Scene,
+    out: &Path,
+) -> Result<HeadlessReport, AppError> {
+    let gpu = Gpu::new(options.backend)?;
+    let samples = Target::best_samples(&gpu);
+    let (w, h) = options.size;
+    let target = Target::new(&gpu, w.max(1), h.max(1), samples);
+    let mut graphics = Graphics::new(gpu, &scene, TARGET_FORMAT, samples)?;
+    let aspect = w.max(1) as f32 / h.max(1) as f32;
+    let frames = options.frames.unwrap_or(DEFAULT_FRAMES).max(1);
+    for _ in 0..frames {
+        graphics.choose_path(&scene);
+        scene.update(1.0 / 30.0, aspect);
+        let mut encoder = graphics
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("headless frame"),
+            });
+        let mut stats = graphics.encode(&mut scene, &target.views(), &mut encoder, aspect)?;
+        graphics.renderer.submit(&graphics.gpu, encoder, &mut stats)?;
+        scene.finish_frame(stats);
+    }
+    save_png(&target.read(&graphics.gpu)?, out)?;
+    Ok(HeadlessReport {
+        adapter: graphics.gpu.describe(),
+        path: format!("{} ({})", graphics.path.name(), graphics.path_reason),
+        frames,
+        last: scene.last,
+    })
+}

@@ -1,0 +1,202 @@
+//! The egui panel: live statistics (frame time and its graph, the CPU split, GPU time,
+//! instances per LOD level, draw calls, backend, adapter, skinning path and why) and the
+//! controls (agents, LOD preset, distances and rates, skinning path, backend restart, pause,
+//! time scale, LOD colours, freezing LOD, vsync).
+
+use egui::{Color32, RichText};
+
+use super::scene::{Graphics, MAX_AGENTS, Scene, SkinningChoice};
+use crate::crowd::LOD_COLOURS;
+use crate::render::BackendChoice;
+
+/// What the panel asks the window to do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PanelActions {
+    /// Rebuild the device, surface and renderer on `settings.backend`.
+    pub restart_backend: bool,
+}
+
+fn ms(seconds: f64) -> String {
+    format!("{:.2} ms", seconds * 1e3)
+}
+
+fn lod_colour(level: usize) -> Color32 {
+    let c = LOD_COLOURS[level.min(LOD_COLOURS.len() - 1)];
+    Color32::from_rgb(c[0], c[1], c[2])
+}
+
+/// Draws the panel and applies its edits to `scene.settings`.
+pub fn show(ctx: &egui::Context, scene: &mut Scene, graphics: &Graphics) -> PanelActions {
+    let mut actions = PanelActions::default();
+    egui::Window::new("throng")
+        .default_pos([12.0, 12.0])
+        .default_width(300.0)
+        .vscroll(true)
+        .show(ctx, |ui| {
+            statistics(ui, scene, graphics);
+            ui.separator();
+            controls(ui, scene, graphics, &mut actions);
+        });
+    actions
+}
+
+fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
+    let r = &scene.last;
+    let fps = if r.frame_seconds > 0.0 {
+        1.0 / r.frame_seconds
+    } else {
+        0.0
+    };
+    ui.label(RichText::new(format!("frame {} ({fps:.0} fps)", ms(r.frame_seconds))).strong());
+    frame_graph(ui, scene);
+    let u = &r.update;
+    let cpu = u.simulate_seconds + u.lod_seconds + r.render.upload_seconds;
+    egui::Grid::new("times").num_columns(2).show(ui, |ui| {
+        ui.label("CPU: simulation");
+        ui.label(ms(u.simulate_seconds));
+        ui.end_row();
+        ui.label("CPU: LOD + culling");
+        ui.label(ms(u.lod_seconds));
+        ui.end_row();
+        ui.label("CPU: upload");
+        ui.label(ms(r.render.upload_seconds));
+        ui.end_row();
+        ui.label("CPU: total").on_hover_text("simulation + LOD + culling + upload");
+        ui.label(RichText::new(ms(cpu)).strong());
+        ui.end_row();
+        ui.label("CPU skinning");
+        ui.label(ms(r.render.cpu_skin_seconds));
+        ui.end_row();
+        ui.label("GPU: crowd pass");
+        ui.label(r.render.gpu_seconds.map_or("no timestamps".into(), ms));
+        ui.end_row();
+        ui.label("submit → done").on_hover_text("wall time from submitting the frame until the device finished it");
+        ui.label(ms(r.render.submit_seconds));
+        ui.end_row();
+    });
+    ui.separator();
+    egui::Grid::new("counts").num_columns(2).show(ui, |ui| {
+        ui.label("agents");
+        ui.label(u.agents.to_string());
+        ui.end_row();
+        ui.label("visible");
+        ui.label(u.visible.to_string());
+        ui.end_row();
+        for (level, n) in u.per_level.iter().enumerate().take(graphics.renderer.levels() as usize) {
+            ui.label(RichText::new(format!("LOD {level}")).color(lod_colour(level)));
+            ui.label(n.to_string());
+            ui.end_row();
+        }
+        ui.label("updated this frame");
+        ui.label(u.due.to_string());
+        ui.end_row();
+        ui.label("records written");
+        ui.label(r.render.records_written.to_string());
+        ui.end_row();
+        ui.label("draw calls");
+        ui.label(r.render.draws.to_string());
+        ui.end_row();
+    });
+    ui.separator();
+    let info = &graphics.gpu.info;
+    ui.label(format!("{:?}: {}", info.backend, info.name));
+    ui.label(format!(
+        "skinning: {} ({})",
+        graphics.path.name(),
+        graphics.path_reason
+    ));
+}
+
+/// The frame-time graph: the last frames' times, with 16.7 and 33.3 ms lines.
+fn frame_graph(ui: &mut egui::Ui, scene: &Scene) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), 60.0), egui::Sense::hover());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 2.0, Color32::from_black_alpha(60));
+    let top = scene.history.iter().copied().fold(40.0f32, f32::max);
+    let y = |v: f32| rect.bottom() - (v / top).min(1.0) * rect.height();
+    for guide in [16.7f32, 33.3] {
+        painter.hline(rect.x_range(), y(guide), egui::Stroke::new(1.0, Color32::from_gray(90)));
+    }
+    let n = super::scene::HISTORY as f32;
+    let points: Vec<egui::Pos2> = scene
+        .history
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| egui::pos2(rect.left() + i as f32 / n * rect.width(), y(v)))
+        .collect();
+    painter.add(egui::Shape::line(points, egui::Stroke::new(1.5, Color32::LIGHT_GREEN)));
+    painter.text(
+        rect.left_top() + egui::vec2(4.0, 2.0),
+        egui::Align2::LEFT_TOP,
+        format!("{top:.0} ms"),
+        egui::FontId::monospace(10.0),
+        Color32::GRAY,
+    );
+}
+
+fn controls(ui: &mut egui::Ui, scene: &mut Scene, graphics: &Graphics, actions: &mut PanelActions) {
+    let s = &mut scene.settings;
+    ui.add(
+        egui::Slider::new(&mut s.count, 1..=MAX_AGENTS)
+            .logarithmic(true)
+            .text("agents"),
+    );
+    egui::ComboBox::from_label("LOD preset")
+        .selected_text(s.preset.clone())
+        .show_ui(ui, |ui| {
+            for name in scene.presets.names() {
+                if ui.selectable_label(s.preset == name, name).clicked() {
+                    s.preset = name.to_string();
+                    if let Some(p) = scene.presets.get(name) {
+                        s.policy = p.clone();
+                    }
+                }
+            }
+        });
+    let before = s.policy.clone();
+    let levels = graphics.renderer.levels() as usize;
+    for (i, d) in s.policy.distances.iter_mut().enumerate().take(levels.saturating_sub(1)) {
+        ui.add(
+            egui::Slider::new(d, 1.0..=500.0)
+                .logarithmic(true)
+                .suffix(" m")
+                .text(format!("LOD {} from", i + 1)),
+        );
+    }
+    // Distances stay ascending: a level starts no nearer than the one before it.
+    for i in 1..s.policy.distances.len() {
+        s.policy.distances[i] = s.policy.distances[i].max(s.policy.distances[i - 1]);
+    }
+    for (level, rate) in s.policy.rates.iter_mut().enumerate().take(levels) {
+        ui.add(egui::Slider::new(rate, 1..=16).text(format!("LOD {level}: every n-th frame")));
+    }
+    ui.add(egui::Slider::new(&mut s.policy.offscreen_rate, 1..=32).text("off screen: every n-th frame"));
+    ui.checkbox(&mut s.policy.culling, "frustum culling");
+    if s.policy != before {
+        s.preset = "custom".into();
+    }
+    ui.horizontal(|ui| {
+        ui.label("skinning");
+        ui.radio_value(&mut s.skinning, SkinningChoice::Auto, "auto");
+        ui.radio_value(&mut s.skinning, SkinningChoice::Gpu, "GPU");
+        ui.radio_value(&mut s.skinning, SkinningChoice::Cpu, "CPU");
+    });
+    ui.horizontal(|ui| {
+        ui.label("backend");
+        ui.radio_value(&mut s.backend, BackendChoice::Vulkan, "Vulkan");
+        ui.radio_value(&mut s.backend, BackendChoice::Gl, "GL");
+        if ui.button("restart").clicked() {
+            actions.restart_backend = true;
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut s.paused, "pause");
+        ui.add(egui::Slider::new(&mut s.time_scale, 0.0..=4.0).text("time scale"));
+    });
+    ui.checkbox(&mut s.lod_colours, "LOD colours")
+        .on_hover_text("tint every instance by its LOD level");
+    ui.checkbox(&mut s.freeze_lod, "freeze LOD and culling")
+        .on_hover_text("keep levels and culling as they are, to fly out and look at them");
+    ui.checkbox(&mut s.vsync, "vsync");
+    ui.label(RichText::new("left drag: turn · right drag: pan · wheel: zoom · WASD/QE: fly (Shift: faster)").small());
+}

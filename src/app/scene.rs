@@ -1,0 +1,345 @@
+//! The demo's scene, shared by the window and the headless fallback: the bake, the crowd,
+//! the settings the panel edits, the camera, and the frame statistics; plus the GPU side
+//! ([`Graphics`]): device, renderer and the skinning path with the reason it was chosen.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use glam::Mat4;
+
+use super::AppError;
+use super::camera::OrbitCamera;
+use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, View};
+use crate::format::ThrongFile;
+use crate::render::{
+    Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu,
+    RendererOptions, SkinningPath, gpu_path_unavailable,
+};
+
+/// Which skinning path the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkinningChoice {
+    /// GPU skinning where the device can, else the CPU path.
+    Auto,
+    /// GPU skinning (falls back to the CPU path, saying why, if the device cannot).
+    Gpu,
+    /// The CPU path (falls back to GPU skinning, saying why, if it cannot hold the crowd).
+    Cpu,
+}
+
+/// How the demo starts.
+#[derive(Clone, Debug)]
+pub struct DemoOptions {
+    /// The bake to show.
+    pub bake: PathBuf,
+    /// Agents, 1 to [`MAX_AGENTS`].
+    pub count: usize,
+    /// Seed of the crowd.
+    pub seed: u64,
+    /// LOD preset name.
+    pub lod: String,
+    /// A TOML file of LOD presets instead of the built-in ones.
+    pub lod_config: Option<PathBuf>,
+    /// Backend.
+    pub backend: BackendChoice,
+    /// Skinning path.
+    pub skinning: SkinningChoice,
+    /// Stop after this many frames (windowed), or the frames simulated before the headless
+    /// picture.
+    pub frames: Option<u64>,
+    /// Save the last frame here (PNG).
+    pub screenshot: Option<PathBuf>,
+    /// Window or image size, pixels.
+    pub size: (u32, u32),
+    /// Wait for the display's refresh.
+    pub vsync: bool,
+    /// Put a hat on every character's `head` joint (where it has one).
+    pub hats: bool,
+}
+
+/// The most agents the panel offers.
+pub const MAX_AGENTS: usize = 200_000;
+
+/// What the panel edits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Agents.
+    pub count: usize,
+    /// Name of the preset `policy` started from ("custom" once edited).
+    pub preset: String,
+    /// LOD distances and update rates in use.
+    pub policy: LodPolicy,
+    /// Skinning path asked for.
+    pub skinning: SkinningChoice,
+    /// Time stands still.
+    pub paused: bool,
+    /// Simulation speed, 0 to 4.
+    pub time_scale: f32,
+    /// Tint instances by LOD level.
+    pub lod_colours: bool,
+    /// Keep LOD levels and culling as they are (to fly out and look at them).
+    pub freeze_lod: bool,
+    /// Wait for the display's refresh.
+    pub vsync: bool,
+    /// The backend to (re)start on.
+    pub backend: BackendChoice,
+}
+
+/// One frame's measurements.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameReport {
+    /// Wall time since the previous frame, seconds.
+    pub frame_seconds: f64,
+    /// The crowd's update (simulation, culling, LOD).
+    pub update: UpdateStats,
+    /// The renderer's part (uploads, CPU skinning, submit, GPU time).
+    pub render: FrameStats,
+}
+
+/// Frame times kept for the graph.
+pub const HISTORY: usize = 300;
+
+/// The demo's state, without the GPU.
+pub struct Scene {
+    /// The bake.
+    pub file: ThrongFile,
+    /// The agents.
+    pub crowd: Crowd,
+    /// LOD presets on offer.
+    pub presets: LodPresets,
+    /// What the panel edits.
+    pub settings: Settings,
+    /// Settings the crowd was last given.
+    applied: Settings,
+    /// The camera.
+    pub camera: OrbitCamera,
+    /// The last frame.
+    pub last: FrameReport,
+    /// Frame times, milliseconds, oldest first.
+    pub history: VecDeque<f32>,
+    /// Props on joints, for the renderer.
+    pub attachments: Vec<Attachment>,
+    last_frame: Option<Instant>,
+}
+
+impl Scene {
+    /// Opens the bake and builds the crowd.
+    ///
+    /// # Errors
+    /// When the bake, the LOD presets or the preset name are wrong.
+    pub fn new(options: &DemoOptions) -> Result<Self, AppError> {
+        let file = ThrongFile::open(&options.bake)?;
+        let presets = match &options.lod_config {
+            Some(path) => LodPresets::load(path)?,
+            None => LodPresets::builtin()?,
+        };
+        let policy = presets
+            .get(&options.lod)
+            .cloned()
+            .ok_or_else(|| AppError::Settings(format!(
+                "no LOD preset '{}' (there are: {})",
+                options.lod,
+                presets.names().collect::<Vec<_>>().join(", ")
+            )))?;
+        if options.count == 0 || options.count > MAX_AGENTS {
+            return Err(AppError::Settings(format!(
+                "--count {}: between 1 and {MAX_AGENTS} agents",
+                options.count
+            )));
+        }
+        let mut attachments = Vec::new();
+        if options.hats {
+            for c in 0..file.characters().len() as u32 {
+                // A character without a head joint simply goes without a hat.
+                if let Ok(hat) = Attachment::hat(&file, c, "head", 1, HAT_COLOUR) {
+                    attachments.push(hat);
+                }
+            }
+        }
+        let settings = CrowdSettings {
+            count: options.count,
+            seed: options.seed,
+            bounds_margin: attachments.iter().map(Attachment::reach).fold(0.0, f32::max),
+            ..CrowdSettings::default()
+        };
+        let crowd = Crowd::new(&file, &settings, policy.clone())?;
+        let camera = OrbitCamera::overlooking(crowd.plaza_half_size());
+        let settings = Settings {
+            count: options.count,
+            preset: options.lod.clone(),
+            policy,
+            skinning: options.skinning,
+            paused: false,
+            time_scale: 1.0,
+            lod_colours: false,
+            freeze_lod: false,
+            vsync: options.vsync,
+            backend: options.backend,
+        };
+        Ok(Self {
+            file,
+            crowd,
+            presets,
+            applied: settings.clone(),
+            settings,
+            camera,
+            last: FrameReport::default(),
+            history: VecDeque::with_capacity(HISTORY),
+            attachments,
+            last_frame: None,
+        })
+    }
+
+    /// Passes changed settings on to the crowd.
+    pub fn apply_settings(&mut self) {
+        let (s, a) = (&self.settings, &mut self.applied);
+        if s.count != a.count {
+            self.crowd.set_count(&self.file, s.count);
+        }
+        if s.policy != a.policy {
+            self.crowd.set_policy(s.policy.clone());
+        }
+        if s.lod_colours != a.lod_colours {
+            self.crowd.set_lod_colours(s.lod_colours);
+        }
+        if s.freeze_lod != a.freeze_lod {
+            self.crowd.set_frozen(s.freeze_lod);
+        }
+        *a = s.clone();
+    }
+
+    /// The camera's view for an image of `aspect` = width / height.
+    pub fn view(&self, aspect: f32) -> View {
+        View {
+            view_proj: self.view_proj(aspect),
+            eye: self.camera.eye(),
+        }
+    }
+
+    /// The camera's view-projection matrix for an image of `aspect`.
+    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+        self.camera.view_proj(aspect, self.crowd.plaza_half_size())
+    }
+
+    /// Advances the crowd by `dt` seconds of wall time (scaled, or 0 when paused) as seen
+    /// for an image of `aspect`, and starts this frame's report.
+    pub fn update(&mut self, dt: f32, aspect: f32) {
+        self.apply_settings();
+        let now = Instant::now();
+        self.last.frame_seconds = self
+            .last_frame
+            .map_or(f64::from(dt), |t| now.duration_since(t).as_secs_f64());
+        self.last_frame = Some(now);
+        let dt = if self.settings.paused {
+            0.0
+        } else {
+            dt * self.settings.time_scale
+        };
+        let view = self.view(aspect);
+        self.last.update = self.crowd.update(&self.file, dt, &view);
+    }
+
+    /// Records the renderer's part of the frame and the frame time for the graph.
+    pub fn finish_frame(&mut self, render: FrameStats) {
+        self.last.render = render;
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back((self.last.frame_seconds * 1e3) as f32);
+    }
+
+    /// The frame as the renderer reads it.
+    pub fn frame(&self) -> CrowdFrame<'_> {
+        CrowdFrame {
+            records: self.crowd.records(),
+            dirty: self.crowd.dirty(),
+            draws: self.crowd.draws(),
+            slot_agent: self.crowd.slot_agent(),
+        }
+    }
+}
+
+/// Colour of the hats.
+const HAT_COLOUR: [f32; 4] = [0.55, 0.12, 0.10, 1.0];
+
+/// The GPU side of the demo.
+pub struct Graphics {
+    /// The device.
+    pub gpu: Gpu,
+    /// The crowd renderer.
+    pub renderer: CrowdRenderer,
+    /// The skinning path in use.
+    pub path: SkinningPath,
+    /// Why that path.
+    pub path_reason: String,
+}
+
+impl Graphics {
+    /// Uploads the scene's bake to `gpu` for targets of `format` with `samples` samples.
+    ///
+    /// # Errors
+    /// When the renderer cannot be built on this device.
+    pub fn new(
+        gpu: Gpu,
+        scene: &Scene,
+        format: wgpu::TextureFormat,
+        samples: u32,
+    ) -> Result<Self, AppError> {
+        let renderer = CrowdRenderer::with_options(
+            &gpu,
+            &scene.file,
+            RendererOptions {
+                samples,
+                format,
+                attachments: scene.attachments.clone(),
+            },
+        )?;
+        let mut g = Self {
+            gpu,
+            renderer,
+            path: SkinningPath::Gpu,
+            path_reason: String::new(),
+        };
+        g.choose_path(scene);
+        Ok(g)
+    }
+
+    /// Picks the skinning path from the settings and what the device and the CPU path can
+    /// do, with the reason.
+    pub fn choose_path(&mut self, scene: &Scene) {
+        let gpu_no = gpu_path_unavailable(&self.gpu, &scene.file);
+        let cpu_no = self.renderer.cpu_path_unavailable(scene.settings.count);
+        (self.path, self.path_reason) = match (scene.settings.skinning, gpu_no, cpu_no) {
+            (SkinningChoice::Cpu, _, None) => (SkinningPath::Cpu, "chosen".into()),
+            (SkinningChoice::Cpu, None, Some(why)) => (SkinningPath::Gpu, format!("CPU path: {why}")),
+            (SkinningChoice::Gpu | SkinningChoice::Auto, None, _) => (
+                SkinningPath::Gpu,
+                "the vertex shader fetches bone texels".into(),
+            ),
+            (_, Some(why), _) => (SkinningPath::Cpu, format!("GPU path unavailable: {why}")),
+        };
+    }
+
+    /// Uploads the scene's frame and encodes its crowd pass into `views`; the crowd's dirty
+    /// records are cleared once written. Returns the renderer's statistics so far.
+    ///
+    /// # Errors
+    /// When the upload fails.
+    pub fn encode(
+        &mut self,
+        scene: &mut Scene,
+        views: &FrameViews,
+        encoder: &mut wgpu::CommandEncoder,
+        aspect: f32,
+    ) -> Result<FrameStats, AppError> {
+        let view_proj = scene.view_proj(aspect);
+        let frame = scene.frame();
+        let mut stats =
+            self.renderer
+                .upload(&self.gpu, &scene.file, &frame, view_proj, self.path, false)?;
+        stats.draws = self.renderer.encode(encoder, views, &frame, self.path, false);
+        scene.crowd.clear_dirty();
+        Ok(stats)
+    }
+}

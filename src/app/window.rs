@@ -1,0 +1,430 @@
+//! The demo's window (winit 0.30): the surface and its resizes, minimising and losses, the
+//! camera's input, the egui panel drawn over the crowd, vsync, backend restarts, and the
+//! bounded runs (`--frames`, `--screenshot`) that tests use.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use glam::Vec2;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, OwnedDisplayHandle};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use super::AppError;
+use super::camera::FlyKeys;
+use super::panel;
+use super::scene::{DemoOptions, Graphics, Scene};
+use crate::render::target::{best_samples_for, read_texture};
+use crate::render::{Gpu, SurfaceTarget};
+
+/// What a windowed run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WindowOutcome {
+    /// Frames drawn.
+    pub frames: u64,
+}
+
+/// Opens the window and runs the demo until it is closed (or `options.frames` frames were
+/// drawn).
+///
+/// # Errors
+/// [`AppError::NoDisplay`] when there is no display to open a window on (the caller then
+/// renders headless); other errors when the device or a frame fails.
+pub fn run(options: &DemoOptions, scene: Scene) -> Result<WindowOutcome, AppError> {
+    let event_loop = EventLoop::new().map_err(|e| AppError::NoDisplay(e.to_string()))?;
+    event_loop.set_control_flow(ControlFlow::Poll);
+    let mut app = App {
+        display: event_loop.owned_display_handle(),
+        options,
+        scene,
+        state: None,
+        error: None,
+        frames: 0,
+        input: Input::default(),
+        last: None,
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| AppError::Window(e.to_string()))?;
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(WindowOutcome { frames: app.frames }),
+    }
+}
+
+#[derive(Default)]
+struct Input {
+    keys: HashSet<KeyCode>,
+    turning: bool,
+    panning: bool,
+    cursor: Option<Vec2>,
+}
+
+impl Input {
+    fn fly(&self) -> FlyKeys {
+        let axis = |plus, minus| {
+            f32::from(u8::from(self.keys.contains(&plus))) - f32::from(u8::from(self.keys.contains(&minus)))
+        };
+        FlyKeys {
+            right: axis(KeyCode::KeyD, KeyCode::KeyA),
+            up: axis(KeyCode::KeyE, KeyCode::KeyQ),
+            forward: axis(KeyCode::KeyW, KeyCode::KeyS),
+            fast: self.keys.contains(&KeyCode::ShiftLeft) || self.keys.contains(&KeyCode::ShiftRight),
+        }
+    }
+}
+
+struct WindowState {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    graphics: Graphics,
+    target: SurfaceTarget,
+    samples: u32,
+    egui: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+    /// The surface can be copied from (for `--screenshot`).
+    readable: bool,
+}
+
+struct App<'a> {
+    display: OwnedDisplayHandle,
+    options: &'a DemoOptions,
+    scene: Scene,
+    state: Option<WindowState>,
+    error: Option<AppError>,
+    frames: u64,
+    input: Input,
+    last: Option<Instant>,
+}
+
+impl App<'_> {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: AppError) {
+        self.error = Some(e);
+        event_loop.exit();
+    }
+
+    /// Device, surface, renderer and panel renderer for `window` on the chosen backend.
+    fn build(&self, window: Arc<Window>) -> Result<WindowState, AppError> {
+        let (gpu, surface) = Gpu::with_surface(
+            self.scene.settings.backend,
+            Box::new(self.display.clone()),
+            window.clone(),
+        )?;
+        let caps = surface.get_capabilities(&gpu.adapter);
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(wgpu::TextureFormat::is_srgb)
+            .or_else(|| caps.formats.first().copied())
+            .ok_or_else(|| AppError::Window(format!("{} cannot present to this window", gpu.info.name)))?;
+        let readable = caps.usages.contains(wgpu::TextureUsages::COPY_SRC);
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | if readable {
+                    wgpu::TextureUsages::COPY_SRC
+                } else {
+                    wgpu::TextureUsages::empty()
+                },
+            format,
+            color_space: wgpu::SurfaceColorSpace::Auto,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: present_mode(self.scene.settings.vsync),
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            view_formats: vec![],
+        };
+        surface.configure(&gpu.device, &config);
+        let samples = best_samples_for(&gpu, format);
+        let target = SurfaceTarget::new(&gpu, config.width, config.height, samples, format);
+        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        let graphics = Graphics::new(gpu, &self.scene, format, samples)?;
+        let ctx = egui::Context::default();
+        let egui = egui_winit::State::new(
+            ctx,
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(graphics.gpu.limits.max_texture_dimension_2d as usize),
+        );
+        Ok(WindowState {
+            window,
+            surface,
+            config,
+            graphics,
+            target,
+            samples,
+            egui,
+            egui_renderer,
+            readable,
+        })
+    }
+
+    fn resize(&mut self, width: u32, height: u32) {
+        let Some(s) = self.state.as_mut() else { return };
+        if width == 0 || height == 0 {
+            return; // minimised: nothing to draw until it comes back
+        }
+        s.config.width = width;
+        s.config.height = height;
+        s.surface.configure(&s.graphics.gpu.device, &s.config);
+        s.target = SurfaceTarget::new(&s.graphics.gpu, width, height, s.samples, s.config.format);
+    }
+
+    /// Draws one frame; returns whether the run should stop.
+    fn frame(&mut self) -> Result<bool, AppError> {
+        let now = Instant::now();
+        let dt = self.last.map_or(1.0 / 60.0, |t| now.duration_since(t).as_secs_f32()).min(0.25);
+        self.last = Some(now);
+        let fly = self.input.fly();
+        let Some(s) = self.state.as_mut() else { return Ok(false) };
+        if s.config.width == 0 || s.window.is_minimized() == Some(true) {
+            return Ok(false);
+        }
+        self.scene.camera.fly(fly, dt);
+        let aspect = s.config.width as f32 / s.config.height.max(1) as f32;
+        if s.config.present_mode != present_mode(self.scene.settings.vsync) {
+            s.config.present_mode = present_mode(self.scene.settings.vsync);
+            s.surface.configure(&s.graphics.gpu.device, &s.config);
+        }
+        s.graphics.choose_path(&self.scene);
+        self.scene.update(dt, aspect);
+        let texture = match s.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                return Ok(false);
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                s.surface.configure(&s.graphics.gpu.device, &s.config);
+                return Ok(false);
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                // The surface is gone (not the device): make a new one for the window.
+                s.surface = s
+                    .graphics
+                    .gpu
+                    .instance
+                    .create_surface(s.window.clone())
+                    .map_err(|e| AppError::Window(format!("the window's surface was lost and cannot be remade: {e}")))?;
+                s.surface.configure(&s.graphics.gpu.device, &s.config);
+                return Ok(false);
+            }
+            wgpu::CurrentSurfaceTexture::Validation => {
+                return Err(AppError::Window("the surface texture failed validation".into()));
+            }
+        };
+        let view = texture.texture.create_view(&Default::default());
+        let gpu_device = s.graphics.gpu.device.clone();
+        let mut encoder = gpu_device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("demo frame"),
+        });
+        let mut stats = s
+            .graphics
+            .encode(&mut self.scene, &s.target.views(&view), &mut encoder, aspect)?;
+        // The panel, drawn over the resolved picture.
+        let raw = s.egui.take_egui_input(&s.window);
+        let mut actions = panel::PanelActions::default();
+        let ctx = s.egui.egui_ctx().clone();
+        let output = ctx.run_pass(raw, |ctx| {
+            actions = panel::show(ctx, &mut self.scene, &s.graphics);
+        });
+        s.egui.handle_platform_output(&s.window, output.platform_output);
+        let jobs = ctx.tessellate(output.shapes, output.pixels_per_point);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [s.config.width, s.config.height],
+            pixels_per_point: output.pixels_per_point,
+        };
+        let gpu = &s.graphics.gpu;
+        for (id, deltas) in &output.textures_delta.set {
+            for delta in deltas {
+                s.egui_renderer
+                    .update_texture(&gpu.device, &gpu.queue, *id, delta);
+            }
+        }
+        let extra = s
+            .egui_renderer
+            .update_buffers(&gpu.device, &gpu.queue, &mut encoder, &jobs, &screen);
+        {
+            let mut pass = encoder
+                .begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("panel"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Load,
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                })
+                .forget_lifetime();
+            s.egui_renderer.render(&mut pass, &jobs, &screen);
+        }
+        for id in &output.textures_delta.free {
+            s.egui_renderer.free_texture(id);
+        }
+        if !extra.is_empty() {
+            gpu.queue.submit(extra);
+        }
+        s.graphics.renderer.submit(gpu, encoder, &mut stats)?;
+        self.frames += 1;
+        let last = self.options.frames.is_some_and(|n| self.frames >= n);
+        if last && let Some(path) = &self.options.screenshot {
+            if !s.readable {
+                return Err(AppError::Window(format!(
+                    "{}: this window's surface cannot be read back for a screenshot on {}",
+                    path.display(),
+                    gpu.info.name
+                )));
+            }
+            save_png(&read_texture(gpu, &texture.texture)?, path)?;
+        }
+        gpu.queue.present(texture);
+        self.scene.finish_frame(stats);
+        if actions.restart_backend {
+            // The old device goes first; the window stays.
+            let window = s.window.clone();
+            self.state = None;
+            self.state = Some(self.build(window)?);
+        }
+        Ok(last)
+    }
+}
+
+fn present_mode(vsync: bool) -> wgpu::PresentMode {
+    if vsync {
+        wgpu::PresentMode::AutoVsync
+    } else {
+        wgpu::PresentMode::AutoNoVsync
+    }
+}
+
+/// Writes `image` to `path` as PNG, through a temporary file so a failed write leaves no
+/// half-written file.
+///
+/// # Errors
+/// [`AppError::Image`] naming the file.
+pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), AppError> {
+    let fail = |what: String| AppError::Image {
+        path: path.display().to_string(),
+        what,
+    };
+    let tmp = path.with_extension("png.partial");
+    image
+        .save_with_format(&tmp, image::ImageFormat::Png)
+        .map_err(|e| fail(e.to_string()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e.to_string())
+    })
+}
+
+impl ApplicationHandler for App<'_> {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.state.is_some() {
+            return;
+        }
+        let (w, h) = self.options.size;
+        let attributes = Window::default_attributes()
+            .with_title(format!("throng — {}", self.scene.file.name()))
+            .with_inner_size(winit::dpi::PhysicalSize::new(w, h));
+        let window = match event_loop.create_window(attributes) {
+            Ok(w) => Arc::new(w),
+            Err(e) => return self.fail(event_loop, AppError::NoDisplay(e.to_string())),
+        };
+        match self.build(window) {
+            Ok(s) => {
+                s.window.request_redraw();
+                self.state = Some(s);
+            }
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        let Some(s) = self.state.as_mut() else { return };
+        let consumed = s.egui.on_window_event(&s.window, &event).consumed;
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => self.resize(size.width, size.height),
+            WindowEvent::RedrawRequested => match self.frame() {
+                Ok(true) => event_loop.exit(),
+                Ok(false) => {
+                    if let Some(s) = &self.state {
+                        s.window.request_redraw();
+                    }
+                }
+                Err(e) => self.fail(event_loop, e),
+            },
+            WindowEvent::KeyboardInput { event, .. } => {
+                if let PhysicalKey::Code(code) = event.physical_key {
+                    match event.state {
+                        ElementState::Pressed if !consumed => {
+                            if code == KeyCode::Escape {
+                                event_loop.exit();
+                            }
+                            self.input.keys.insert(code);
+                        }
+                        ElementState::Pressed => {}
+                        ElementState::Released => {
+                            self.input.keys.remove(&code);
+                        }
+                    }
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let down = state == ElementState::Pressed && !consumed;
+                match button {
+                    MouseButton::Left => self.input.turning = down,
+                    MouseButton::Right | MouseButton::Middle => self.input.panning = down,
+                    _ => {}
+                }
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                let p = Vec2::new(position.x as f32, position.y as f32);
+                if let Some(prev) = self.input.cursor {
+                    let delta = p - prev;
+                    if self.input.turning {
+                        self.scene.camera.orbit(delta);
+                    } else if self.input.panning {
+                        let h = s.config.height as f32;
+                        self.scene.camera.pan(delta, h);
+                    }
+                }
+                self.input.cursor = Some(p);
+            }
+            WindowEvent::MouseWheel { delta, .. } if !consumed => {
+                let steps = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                self.scene.camera.zoom(steps);
+            }
+            WindowEvent::Focused(false) => {
+                self.input.keys.clear();
+                self.input.turning = false;
+                self.input.panning = false;
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _: &ActiveEventLoop) {
+        if let Some(s) = &self.state {
+            s.window.request_redraw();
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! `throng demo` (and `throng` with no command): the crowd in a window with a panel of live
+//! statistics and settings; without a display, one headless picture and its statistics.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+
+use super::render::{BackendArg, SkinningArg, default_bake, parse_size};
+use crate::app::{AppError, DemoOptions, Scene, SkinningChoice, render_headless, window};
+use crate::render::BackendChoice;
+
+/// Arguments of `throng demo`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Camera: left drag turns, right or middle drag pans, the wheel zooms, \
+WASD flies (Q/E down and up, Shift faster), Esc quits.\n\
+Without a display (no DISPLAY or WAYLAND_DISPLAY), the demo renders one picture to crowd.png \
+(or --screenshot) instead and prints the frame's statistics.\n\
+Example: throng demo --count 20000 --lod aggressive --backend gl")]
+pub struct Args {
+    /// The baked file (default: bake/mannequin.throng, baked first from bake/mannequin.toml
+    /// if missing or out of date).
+    #[arg(long, value_name = "FILE")]
+    bake: Option<PathBuf>,
+    /// Number of agents (1 to 200000; the panel changes it live).
+    #[arg(long, default_value_t = 2_000)]
+    count: usize,
+    /// Seed of the crowd: places, looks and choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// LOD preset: off, balanced or aggressive (or one from --lod-config).
+    #[arg(long, default_value = "balanced")]
+    lod: String,
+    /// A TOML file of LOD presets to use instead of the built-in assets/lod.toml.
+    #[arg(long, value_name = "FILE")]
+    lod_config: Option<PathBuf>,
+    /// Graphics backend (the panel restarts on another).
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendArg,
+    /// Skinning path.
+    #[arg(long, value_enum, default_value = "auto")]
+    skinning: SkinningArg,
+    /// Stop after this many frames (with a window); frames simulated before the picture
+    /// (without one; default 30).
+    #[arg(long, value_name = "N")]
+    frames: Option<u64>,
+    /// Save the last frame to this PNG (with --frames, or crowd.png without a display).
+    #[arg(long, value_name = "PNG")]
+    screenshot: Option<PathBuf>,
+    /// Window or picture size, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Draw as fast as possible instead of waiting for the display's refresh.
+    #[arg(long)]
+    no_vsync: bool,
+    /// No hats on the characters' heads.
+    #[arg(long)]
+    no_hats: bool,
+    /// Render the headless picture even where a window could open.
+    #[arg(long)]
+    headless: bool,
+}
+
+impl Default for Args {
+    fn default() -> Self {
+        Self {
+            bake: None,
+            count: 2_000,
+            seed: 1,
+            lod: "balanced".into(),
+            lod_config: None,
+            backend: BackendArg::Auto,
+            skinning: SkinningArg::Auto,
+            frames: None,
+            screenshot: None,
+            size: (1280, 720),
+            no_vsync: false,
+            no_hats: false,
+            headless: false,
+        }
+    }
+}
+
+pub(super) fn run(args: &Args) -> Result<()> {
+    if let Some(p) = &args.screenshot
+        && !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"))
+    {
+        anyhow::bail!("{}: --screenshot must end in .png", p.display());
+    }
+    if args.screenshot.is_some() && args.frames.is_none() && !args.headless {
+        anyhow::bail!("--screenshot needs --frames N (the frame to save) when a window opens");
+    }
+    let bake = match &args.bake {
+        Some(p) => p.clone(),
+        None => default_bake(false)?,
+    };
+    let options = DemoOptions {
+        bake,
+        count: args.count,
+        seed: args.seed,
+        lod: args.lod.clone(),
+        lod_config: args.lod_config.clone(),
+        backend: match args.backend {
+            // The panel offers Vulkan and GL; auto starts on Vulkan where there is one.
+            BackendArg::Auto => BackendChoice::Auto,
+            b => b.into(),
+        },
+        skinning: match args.skinning {
+            SkinningArg::Auto => SkinningChoice::Auto,
+            SkinningArg::Gpu => SkinningChoice::Gpu,
+            SkinningArg::Cpu => SkinningChoice::Cpu,
+        },
+        frames: args.frames,
+        screenshot: args.screenshot.clone(),
+        size: args.size,
+        vsync: !args.no_vsync,
+        hats: !args.no_hats,
+    };
+    let scene = Scene::new(&options)
+        .with_context(|| format!("starting the demo with {}", options.bake.display()))?;
+    let reason = if args.headless {
+        "--headless was given".to_string()
+    } else if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        "neither DISPLAY nor WAYLAND_DISPLAY is set".to_string()
+    } else {
+        match window::run(&options, scene) {
+            Ok(outcome) => {
+                if let Some(p) = &options.screenshot {
+                    println!("{} frames; last frame saved to {}", outcome.frames, p.display());
+                }
+                return Ok(());
+            }
+            Err(AppError::NoDisplay(why)) => {
+                // The scene was moved into the window; build it again for the picture.
+                return headless(&options, &why);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    let _ = scene;
+    headless(&options, &reason)
+}
+
+fn headless(options: &DemoOptions, why: &str) -> Result<()> {
+    let out = options
+        .screenshot
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("crowd.png"));
+    println!(
+        "No window: {why}; rendering the crowd headless to {} instead.",
+        out.display()
+    );
+    let scene = Scene::new(options)?;
+    let report = render_headless(options, scene, &out)?;
+    let r = &report.last;
+    let u = &r.update;
+    println!("adapter: {}", report.adapter);
+    println!("skinning: {}", report.path);
+    println!(
+        "frame {} of {}: {} agents, {} visible ({}), {} updated, {} records written, {} draw calls",
+        report.frames,
+        report.frames,
+        u.agents,
+        u.visible,
+        u.per_level
+            .iter()
+            .enumerate()
+            .map(|(l, n)| format!("LOD {l}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        u.due,
+        r.render.records_written,
+        r.render.draws
+    );
+    let ms = |s: f64| format!("{:.2} ms", s * 1e3);
+    println!(
+        "CPU: simulation {}, LOD + culling {}, upload {}; CPU skinning {}; GPU {}; submit to done {}",
+        ms(u.simulate_seconds),
+        ms(u.lod_seconds),
+        ms(r.render.upload_seconds),
+        ms(r.render.cpu_skin_seconds),
+        r.render.gpu_seconds.map_or("n/a (no timestamps)".into(), ms),
+        ms(r.render.submit_seconds)
+    );
+    println!("wrote {}", out.display());
+    Ok(())
+}

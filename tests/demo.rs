@@ -1,0 +1,240 @@
+//! The crowd demo end to end: a window under Xvfb for a bounded number of frames with a
+//! screenshot that shows the crowd, the headless fallback with its one-line reason, the
+//! LOD-off and `balanced` pictures of one scene side by side, the no-argument start, and clear
+//! errors. Backends (and Xvfb) missing here skip with a reason unless
+//! `THRONG_REQUIRE_BACKENDS` names them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use throng::render::image_diff;
+
+fn required(backend: &str) -> bool {
+    std::env::var("THRONG_REQUIRE_BACKENDS")
+        .unwrap_or_default()
+        .split(',')
+        .any(|b| b.trim() == backend)
+}
+
+/// The default bake, in a temp folder.
+fn bake(dir: &Path) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join("m.throng");
+    let (code, _, err) = common::throng(&[
+        "bake",
+        &root.join("bake/mannequin.toml").display().to_string(),
+        "-o",
+        &out.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().expect("run the demo");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// sRGB encoding of a linear value, as the target's format does it.
+fn srgb(linear: f32) -> f32 {
+    let v = if linear <= 0.003_130_8 {
+        linear * 12.92
+    } else {
+        1.055 * linear.powf(1.0 / 2.4) - 0.055
+    };
+    v * 255.0
+}
+
+/// The share of pixels in `region` (x0, y0, x1, y1) that are neither sky nor ground: the
+/// crowd. Sky and ground colours follow shaders/ground.wgsl and the renderer's clear colour;
+/// the ground's two checker colours and every blend between them (multisampled edges) count as
+/// ground, with 8 levels of slack for rounding and dithering.
+fn crowd_share(image: &image::RgbaImage, region: (u32, u32, u32, u32)) -> f64 {
+    let light = {
+        let l = glam::Vec3::new(0.4, 0.8, 0.45).normalize();
+        0.35 + 0.65 * l.y
+    };
+    let sky = [0.56f32, 0.68, 0.80].map(srgb);
+    let dark = [0.42f32, 0.44, 0.40].map(|c| srgb(c * light));
+    let bright = [0.50f32, 0.52, 0.47].map(|c| srgb(c * light));
+    let slack = 8.0;
+    let (x0, y0, x1, y1) = region;
+    let (mut crowd, mut all) = (0usize, 0usize);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = image.get_pixel(x, y).0.map(f32::from);
+            let near = |c: [f32; 3]| (0..3).all(|i| (p[i] - c[i]).abs() <= slack);
+            let between = (0..3).all(|i| {
+                p[i] >= dark[i].min(bright[i]) - slack && p[i] <= dark[i].max(bright[i]) + slack
+            });
+            // Sky blending into ground at the horizon lies between the two as well.
+            let horizon = (0..3).all(|i| {
+                p[i] >= dark[i].min(sky[i]) - slack && p[i] <= bright[i].max(sky[i]) + slack
+            }) && (p[2] - p[0]) >= (bright[2] - bright[0]) - slack;
+            if !(near(sky) || between || horizon) {
+                crowd += 1;
+            }
+            all += 1;
+        }
+    }
+    crowd as f64 / all.max(1) as f64
+}
+
+#[test]
+fn windowed_demo_runs_under_xvfb_and_its_screenshot_shows_the_crowd() {
+    let has_xvfb = Command::new("xvfb-run").arg("--help").output().is_ok();
+    if !has_xvfb {
+        assert!(
+            !required("vulkan") && !required("gl"),
+            "xvfb-run is missing (apt-get install xvfb) and THRONG_REQUIRE_BACKENDS asks for the windowed test"
+        );
+        eprintln!("skipped: xvfb-run is missing (apt-get install xvfb)");
+        return;
+    }
+    let dir = common::temp_dir("demo-window");
+    let file = bake(&dir);
+    for backend in ["vulkan", "gl"] {
+        let png = dir.join(format!("window-{backend}.png"));
+        let (code, out, err) = run(Command::new("xvfb-run")
+            .args(["-a", "-s", "-screen 0 1024x768x24"])
+            .arg(env!("CARGO_BIN_EXE_throng"))
+            .args(["demo", "--bake"])
+            .arg(&file)
+            .args(["--count", "300", "--frames", "120", "--size", "640x360"])
+            .args(["--no-vsync", "--backend", backend, "--screenshot"])
+            .arg(&png));
+        if code != 0 && err.contains("adapter") && !required(backend) {
+            eprintln!("skipped on {backend}: {err}");
+            continue;
+        }
+        assert_eq!(code, 0, "{backend}: {out}\n{err}");
+        assert!(out.contains("120 frames"), "{backend}: {out}");
+        let image = image::open(&png).unwrap().to_rgba8();
+        assert_eq!(image.dimensions(), (640, 360));
+        let colours: std::collections::HashSet<[u8; 4]> = image.pixels().map(|p| p.0).collect();
+        assert!(colours.len() > 100, "{backend}: only {} colours", colours.len());
+        // The panel sits at the top left; the right third shows only the scene. The crowd
+        // covers several percent of it; 1% is far above what stray edge pixels could make.
+        let share = crowd_share(&image, (430, 0, 640, 360));
+        assert!(share > 0.01, "{backend}: the crowd covers {share:.4} of the picture");
+    }
+}
+
+#[test]
+fn without_a_display_the_demo_says_why_and_writes_a_picture() {
+    let dir = common::temp_dir("demo-headless");
+    let file = bake(&dir);
+    let png = dir.join("crowd.png");
+    let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_throng"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .current_dir(&dir)
+        .args(["demo", "--bake"])
+        .arg(&file)
+        .args(["--count", "200", "--frames", "4", "--size", "320x180"]));
+    if code != 0 && err.contains("adapter") && !required("vulkan") && !required("gl") {
+        eprintln!("skipped: {err}");
+        return;
+    }
+    assert_eq!(code, 0, "{out}\n{err}");
+    let first = out.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("No window: neither DISPLAY nor WAYLAND_DISPLAY is set;")
+            && first.contains("crowd.png"),
+        "{out}"
+    );
+    for part in ["adapter: ", "skinning: ", "200 agents", "CPU: simulation", "wrote "] {
+        assert!(out.contains(part), "missing {part:?} in:\n{out}");
+    }
+    let image = image::open(&png).unwrap().to_rgba8();
+    assert_eq!(image.dimensions(), (320, 180));
+    assert!(crowd_share(&image, (0, 0, 320, 180)) > 0.01);
+}
+
+/// The LOD-off and `balanced` pictures of one scene, a few frames in: they differ where
+/// distant agents use simplified meshes and show poses up to three frames old (rate 4), and
+/// where their paths have drifted apart by those stale steps.
+#[test]
+fn balanced_lod_looks_like_no_lod() {
+    let dir = common::temp_dir("demo-lod");
+    let file = bake(&dir);
+    let mut pictures = Vec::new();
+    for lod in ["off", "balanced"] {
+        let png = dir.join(format!("{lod}.png"));
+        let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_throng"))
+            .args(["demo", "--headless", "--bake"])
+            .arg(&file)
+            .args(["--count", "2000", "--frames", "8", "--size", "480x270"])
+            .args(["--lod", lod, "--backend", "vulkan", "--screenshot"])
+            .arg(&png));
+        if code != 0 && err.contains("adapter") && !required("vulkan") {
+            eprintln!("skipped: {err}");
+            return;
+        }
+        assert_eq!(code, 0, "{lod}: {out}\n{err}");
+        pictures.push(image::open(&png).unwrap().to_rgba8());
+    }
+    let d = image_diff::compare(&pictures[0], &pictures[1]);
+    eprintln!("off vs balanced: {d:?}");
+    // Thresholds: a mean difference of 1% of full scale and 2% of pixels changed. Distant
+    // agents are a few pixels tall; their simplified meshes and stale poses move edges by a
+    // pixel or two, which at 2,000 agents touches well under 2% of a 480x270 picture, while a
+    // broken LOD (wrong mesh, wrong frames, agents missing) changes far more.
+    assert!(d.mean < 0.01, "mean difference {}", d.mean);
+    assert!(d.changed < 0.02, "{} of pixels changed", d.changed);
+}
+
+#[test]
+fn bad_demo_arguments_are_named() {
+    let dir = common::temp_dir("demo-bad");
+    let file = bake(&dir);
+    let f = file.display().to_string();
+    for (args, expect) in [
+        (vec!["--lod", "fast"], "no LOD preset 'fast' (there are: "),
+        (vec!["--count", "0"], "--count 0: between 1 and"),
+        (vec!["--screenshot", "x.jpg"], "x.jpg: --screenshot must end in .png"),
+        (vec!["--lod-config", "/nonexistent/lod.toml"], "/nonexistent/lod.toml"),
+    ] {
+        let mut all = vec!["demo", "--headless", "--bake", &f];
+        all.extend(args.iter().copied());
+        let (code, _, err) = common::throng(&all);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(expect), "{args:?}: missing {expect:?} in {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// `throng` with no command is the demo with the built-in mannequin: from a copy of the
+/// repository's recipe and character (the bake is missing, so it is baked first), without a
+/// display, it writes crowd.png.
+#[test]
+fn no_arguments_bakes_the_default_recipe_and_starts_the_demo() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = common::temp_dir("demo-default");
+    for f in ["bake/mannequin.toml", "assets/mannequin.toml", "assets/mannequin.glb"] {
+        let to = dir.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root.join(f), &to).unwrap();
+    }
+    let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_throng"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .current_dir(&dir));
+    if code != 0 && err.contains("adapter") && !required("vulkan") && !required("gl") {
+        eprintln!("skipped: {err}");
+        return;
+    }
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("baking "), "{err}");
+    assert!(dir.join("bake/mannequin.throng").exists());
+    assert!(out.contains("2000 agents"), "{out}");
+    let image = image::open(dir.join("crowd.png")).unwrap().to_rgba8();
+    assert_eq!(image.dimensions(), (1280, 720));
+}
