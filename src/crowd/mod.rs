@@ -8,19 +8,27 @@
 //! - `grid`: the uniform neighbour grid, rebuilt each frame.
 //! - `schedule`: slots in buckets per character, LOD level and update phase: one draw range
 //!   per (character, level), one contiguous due run per group and frame, dirty ranges.
+//! - `agent`, `sim`: agents, their behaviour and the parallel, deterministic step.
+//! - `crowd`: [`Crowd`], tying it together: update, records, draws, dirty ranges, stats.
 
+pub mod agent;
+// The module holding `Crowd` is named after it, as the other modules are after their job.
+#[allow(clippy::module_inception)]
+pub mod crowd;
 pub mod cull;
 pub mod error;
 pub mod grid;
 pub mod lod;
 pub mod palette;
 pub mod record;
-#[cfg(test)]
 mod rng;
 pub mod schedule;
+pub mod sim;
 #[cfg(test)]
 mod testing;
 
+pub use agent::{Agent, Behaviour};
+pub use crowd::{Crowd, CrowdSettings, LOD_COLOURS, MAX_AGENTS, UpdateStats, View, agent_sphere};
 pub use cull::Frustum;
 pub use error::CrowdError;
 pub use grid::Grid;
