@@ -34,15 +34,16 @@ pub struct FlyKeys {
 }
 
 impl OrbitCamera {
-    /// A camera that frames a square plaza of half-size `half` metres from its southern
-    /// edge, a little above, looking at its middle distance.
+    /// A camera over the southern part of a square plaza of half-size `half` metres,
+    /// looking north across it: the nearest agents in full detail, the plaza stretching away
+    /// through the coarser LOD levels.
     pub fn overlooking(half: f32) -> Self {
         let half = half.max(2.0);
         Self {
-            target: Vec3::new(0.0, 1.0, half * 0.2),
+            target: Vec3::new(0.0, 1.0, half * 0.45),
             yaw: 0.0,
-            pitch: 0.42,
-            distance: (half * 0.9).clamp(8.0, 120.0),
+            pitch: 0.38,
+            distance: (half * 0.4).clamp(8.0, 40.0),
         }
     }
 
@@ -59,8 +60,7 @@ impl OrbitCamera {
     pub fn view_proj(&self, aspect: f32, half: f32) -> Mat4 {
         let view = glam::camera::rh::view::look_at_mat4(self.eye(), self.target, Vec3::Y);
         let far = (self.distance + half * 3.0 + 50.0).max(100.0);
-        let proj =
-            glam::camera::rh::proj::directx::perspective(FOV_Y, aspect.max(1e-3), 0.1, far);
+        let proj = glam::camera::rh::proj::directx::perspective(FOV_Y, aspect.max(1e-3), 0.1, far);
         proj * view
     }
 

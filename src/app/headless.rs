@@ -44,15 +44,18 @@ pub fn render_headless(
     let frames = options.frames.unwrap_or(DEFAULT_FRAMES).max(1);
     for _ in 0..frames {
         graphics.choose_path(&scene);
-        scene.update(1.0 / 30.0, aspect);
-        let mut encoder = graphics
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("headless frame"),
-            });
+        scene.update(1.0 / 30.0, aspect)?;
+        let mut encoder =
+            graphics
+                .gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("headless frame"),
+                });
         let mut stats = graphics.encode(&mut scene, &target.views(), &mut encoder, aspect)?;
-        graphics.renderer.submit(&graphics.gpu, encoder, &mut stats)?;
+        graphics
+            .renderer
+            .submit(&graphics.gpu, encoder, &mut stats)?;
         scene.finish_frame(stats);
     }
     save_png(&target.read(&graphics.gpu)?, out)?;

@@ -31,6 +31,7 @@ pub fn show(ctx: &egui::Context, scene: &mut Scene, graphics: &Graphics) -> Pane
     egui::Window::new("throng")
         .default_pos([12.0, 12.0])
         .default_width(300.0)
+        .default_height(660.0)
         .vscroll(true)
         .show(ctx, |ui| {
             statistics(ui, scene, graphics);
@@ -61,7 +62,8 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
         ui.label("CPU: upload");
         ui.label(ms(r.render.upload_seconds));
         ui.end_row();
-        ui.label("CPU: total").on_hover_text("simulation + LOD + culling + upload");
+        ui.label("CPU: total")
+            .on_hover_text("simulation + LOD + culling + upload");
         ui.label(RichText::new(ms(cpu)).strong());
         ui.end_row();
         ui.label("CPU skinning");
@@ -70,7 +72,8 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
         ui.label("GPU: crowd pass");
         ui.label(r.render.gpu_seconds.map_or("no timestamps".into(), ms));
         ui.end_row();
-        ui.label("submit → done").on_hover_text("wall time from submitting the frame until the device finished it");
+        ui.label("submit to done")
+            .on_hover_text("wall time from submitting the frame until the device finished it");
         ui.label(ms(r.render.submit_seconds));
         ui.end_row();
     });
@@ -82,7 +85,12 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
         ui.label("visible");
         ui.label(u.visible.to_string());
         ui.end_row();
-        for (level, n) in u.per_level.iter().enumerate().take(graphics.renderer.levels() as usize) {
+        for (level, n) in u
+            .per_level
+            .iter()
+            .enumerate()
+            .take(graphics.renderer.levels() as usize)
+        {
             ui.label(RichText::new(format!("LOD {level}")).color(lod_colour(level)));
             ui.label(n.to_string());
             ui.end_row();
@@ -109,13 +117,18 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
 
 /// The frame-time graph: the last frames' times, with 16.7 and 33.3 ms lines.
 fn frame_graph(ui: &mut egui::Ui, scene: &Scene) {
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), 60.0), egui::Sense::hover());
+    let (rect, _) =
+        ui.allocate_exact_size(egui::vec2(ui.available_width(), 60.0), egui::Sense::hover());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 2.0, Color32::from_black_alpha(60));
     let top = scene.history.iter().copied().fold(40.0f32, f32::max);
     let y = |v: f32| rect.bottom() - (v / top).min(1.0) * rect.height();
     for guide in [16.7f32, 33.3] {
-        painter.hline(rect.x_range(), y(guide), egui::Stroke::new(1.0, Color32::from_gray(90)));
+        painter.hline(
+            rect.x_range(),
+            y(guide),
+            egui::Stroke::new(1.0, Color32::from_gray(90)),
+        );
     }
     let n = super::scene::HISTORY as f32;
     let points: Vec<egui::Pos2> = scene
@@ -124,7 +137,10 @@ fn frame_graph(ui: &mut egui::Ui, scene: &Scene) {
         .enumerate()
         .map(|(i, &v)| egui::pos2(rect.left() + i as f32 / n * rect.width(), y(v)))
         .collect();
-    painter.add(egui::Shape::line(points, egui::Stroke::new(1.5, Color32::LIGHT_GREEN)));
+    painter.add(egui::Shape::line(
+        points,
+        egui::Stroke::new(1.5, Color32::LIGHT_GREEN),
+    ));
     painter.text(
         rect.left_top() + egui::vec2(4.0, 2.0),
         egui::Align2::LEFT_TOP,
@@ -155,7 +171,13 @@ fn controls(ui: &mut egui::Ui, scene: &mut Scene, graphics: &Graphics, actions: 
         });
     let before = s.policy.clone();
     let levels = graphics.renderer.levels() as usize;
-    for (i, d) in s.policy.distances.iter_mut().enumerate().take(levels.saturating_sub(1)) {
+    for (i, d) in s
+        .policy
+        .distances
+        .iter_mut()
+        .enumerate()
+        .take(levels.saturating_sub(1))
+    {
         ui.add(
             egui::Slider::new(d, 1.0..=500.0)
                 .logarithmic(true)
@@ -170,7 +192,10 @@ fn controls(ui: &mut egui::Ui, scene: &mut Scene, graphics: &Graphics, actions: 
     for (level, rate) in s.policy.rates.iter_mut().enumerate().take(levels) {
         ui.add(egui::Slider::new(rate, 1..=16).text(format!("LOD {level}: every n-th frame")));
     }
-    ui.add(egui::Slider::new(&mut s.policy.offscreen_rate, 1..=32).text("off screen: every n-th frame"));
+    ui.add(
+        egui::Slider::new(&mut s.policy.offscreen_rate, 1..=32)
+            .text("off screen: every n-th frame"),
+    );
     ui.checkbox(&mut s.policy.culling, "frustum culling");
     if s.policy != before {
         s.preset = "custom".into();
@@ -198,5 +223,10 @@ fn controls(ui: &mut egui::Ui, scene: &mut Scene, graphics: &Graphics, actions: 
     ui.checkbox(&mut s.freeze_lod, "freeze LOD and culling")
         .on_hover_text("keep levels and culling as they are, to fly out and look at them");
     ui.checkbox(&mut s.vsync, "vsync");
-    ui.label(RichText::new("left drag: turn · right drag: pan · wheel: zoom · WASD/QE: fly (Shift: faster)").small());
+    ui.label(
+        RichText::new(
+            "left drag: turn · right drag: pan · wheel: zoom · WASD/QE: fly (Shift: faster)",
+        )
+        .small(),
+    );
 }

@@ -132,16 +132,15 @@ impl Scene {
         let file = ThrongFile::open(&options.bake)?;
         let presets = match &options.lod_config {
             Some(path) => LodPresets::load(path)?,
-            None => LodPresets::builtin()?,
+            None => LodPresets::builtin(),
         };
-        let policy = presets
-            .get(&options.lod)
-            .cloned()
-            .ok_or_else(|| AppError::Settings(format!(
+        let policy = presets.get(&options.lod).cloned().ok_or_else(|| {
+            AppError::Settings(format!(
                 "no LOD preset '{}' (there are: {})",
                 options.lod,
                 presets.names().collect::<Vec<_>>().join(", ")
-            )))?;
+            ))
+        })?;
         if options.count == 0 || options.count > MAX_AGENTS {
             return Err(AppError::Settings(format!(
                 "--count {}: between 1 and {MAX_AGENTS} agents",
@@ -152,7 +151,7 @@ impl Scene {
         if options.hats {
             for c in 0..file.characters().len() as u32 {
                 // A character without a head joint simply goes without a hat.
-                if let Ok(hat) = Attachment::hat(&file, c, "head", 1, HAT_COLOUR) {
+                if let Ok(hat) = Attachment::hat(&file, c, "head", HAT_LEVELS, HAT_COLOUR) {
                     attachments.push(hat);
                 }
             }
@@ -160,7 +159,10 @@ impl Scene {
         let settings = CrowdSettings {
             count: options.count,
             seed: options.seed,
-            bounds_margin: attachments.iter().map(Attachment::reach).fold(0.0, f32::max),
+            bounds_margin: attachments
+                .iter()
+                .map(Attachment::reach)
+                .fold(0.0, f32::max),
             ..CrowdSettings::default()
         };
         let crowd = Crowd::new(&file, &settings, policy.clone())?;
@@ -192,10 +194,13 @@ impl Scene {
     }
 
     /// Passes changed settings on to the crowd.
-    pub fn apply_settings(&mut self) {
+    ///
+    /// # Errors
+    /// When the crowd refuses a count.
+    pub fn apply_settings(&mut self) -> Result<(), AppError> {
         let (s, a) = (&self.settings, &mut self.applied);
         if s.count != a.count {
-            self.crowd.set_count(&self.file, s.count);
+            self.crowd.set_count(&self.file, s.count)?;
         }
         if s.policy != a.policy {
             self.crowd.set_policy(s.policy.clone());
@@ -207,6 +212,7 @@ impl Scene {
             self.crowd.set_frozen(s.freeze_lod);
         }
         *a = s.clone();
+        Ok(())
     }
 
     /// The camera's view for an image of `aspect` = width / height.
@@ -224,8 +230,11 @@ impl Scene {
 
     /// Advances the crowd by `dt` seconds of wall time (scaled, or 0 when paused) as seen
     /// for an image of `aspect`, and starts this frame's report.
-    pub fn update(&mut self, dt: f32, aspect: f32) {
-        self.apply_settings();
+    ///
+    /// # Errors
+    /// When the crowd refuses the settings.
+    pub fn update(&mut self, dt: f32, aspect: f32) -> Result<(), AppError> {
+        self.apply_settings()?;
         let now = Instant::now();
         self.last.frame_seconds = self
             .last_frame
@@ -237,7 +246,8 @@ impl Scene {
             dt * self.settings.time_scale
         };
         let view = self.view(aspect);
-        self.last.update = self.crowd.update(&self.file, dt, &view);
+        self.last.update = self.crowd.update(&self.file, dt, &view)?;
+        Ok(())
     }
 
     /// Records the renderer's part of the frame and the frame time for the graph.
@@ -246,7 +256,8 @@ impl Scene {
         if self.history.len() == HISTORY {
             self.history.pop_front();
         }
-        self.history.push_back((self.last.frame_seconds * 1e3) as f32);
+        self.history
+            .push_back((self.last.frame_seconds * 1e3) as f32);
     }
 
     /// The frame as the renderer reads it.
@@ -259,6 +270,10 @@ impl Scene {
         }
     }
 }
+
+/// The coarsest LOD level hats are drawn at: all of them (a hat is ~100 vertices, and one
+/// vanishing at a LOD boundary is more noticeable than its cost).
+const HAT_LEVELS: u32 = u32::MAX;
 
 /// Colour of the hats.
 const HAT_COLOUR: [f32; 4] = [0.55, 0.12, 0.10, 1.0];
@@ -312,7 +327,9 @@ impl Graphics {
         let cpu_no = self.renderer.cpu_path_unavailable(scene.settings.count);
         (self.path, self.path_reason) = match (scene.settings.skinning, gpu_no, cpu_no) {
             (SkinningChoice::Cpu, _, None) => (SkinningPath::Cpu, "chosen".into()),
-            (SkinningChoice::Cpu, None, Some(why)) => (SkinningPath::Gpu, format!("CPU path: {why}")),
+            (SkinningChoice::Cpu, None, Some(why)) => {
+                (SkinningPath::Gpu, format!("CPU path: {why}"))
+            }
             (SkinningChoice::Gpu | SkinningChoice::Auto, None, _) => (
                 SkinningPath::Gpu,
                 "the vertex shader fetches bone texels".into(),
@@ -338,7 +355,9 @@ impl Graphics {
         let mut stats =
             self.renderer
                 .upload(&self.gpu, &scene.file, &frame, view_proj, self.path, false)?;
-        stats.draws = self.renderer.encode(encoder, views, &frame, self.path, false);
+        stats.draws = self
+            .renderer
+            .encode(encoder, views, &frame, self.path, false);
         scene.crowd.clear_dirty();
         Ok(stats)
     }

@@ -67,13 +67,15 @@ struct Input {
 impl Input {
     fn fly(&self) -> FlyKeys {
         let axis = |plus, minus| {
-            f32::from(u8::from(self.keys.contains(&plus))) - f32::from(u8::from(self.keys.contains(&minus)))
+            f32::from(u8::from(self.keys.contains(&plus)))
+                - f32::from(u8::from(self.keys.contains(&minus)))
         };
         FlyKeys {
             right: axis(KeyCode::KeyD, KeyCode::KeyA),
             up: axis(KeyCode::KeyE, KeyCode::KeyQ),
             forward: axis(KeyCode::KeyW, KeyCode::KeyS),
-            fast: self.keys.contains(&KeyCode::ShiftLeft) || self.keys.contains(&KeyCode::ShiftRight),
+            fast: self.keys.contains(&KeyCode::ShiftLeft)
+                || self.keys.contains(&KeyCode::ShiftRight),
         }
     }
 }
@@ -87,7 +89,8 @@ struct WindowState {
     samples: u32,
     egui: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
-    /// The surface can be copied from (for `--screenshot`).
+    /// The surface can be copied from (for `--screenshot`; otherwise that frame is drawn into
+    /// a readable texture instead).
     readable: bool,
 }
 
@@ -122,7 +125,9 @@ impl App<'_> {
             .copied()
             .find(wgpu::TextureFormat::is_srgb)
             .or_else(|| caps.formats.first().copied())
-            .ok_or_else(|| AppError::Window(format!("{} cannot present to this window", gpu.info.name)))?;
+            .ok_or_else(|| {
+                AppError::Window(format!("{} cannot present to this window", gpu.info.name))
+            })?;
         let readable = caps.usages.contains(wgpu::TextureUsages::COPY_SRC);
         let size = window.inner_size();
         let config = wgpu::SurfaceConfiguration {
@@ -138,13 +143,18 @@ impl App<'_> {
             height: size.height.max(1),
             present_mode: present_mode(self.scene.settings.vsync),
             desired_maximum_frame_latency: 2,
-            alpha_mode: caps.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            alpha_mode: caps
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
             view_formats: vec![],
         };
         surface.configure(&gpu.device, &config);
         let samples = best_samples_for(&gpu, format);
         let target = SurfaceTarget::new(&gpu, config.width, config.height, samples, format);
-        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
+        let egui_renderer =
+            egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
         let graphics = Graphics::new(gpu, &self.scene, format, samples)?;
         let ctx = egui::Context::default();
         let egui = egui_winit::State::new(
@@ -182,10 +192,15 @@ impl App<'_> {
     /// Draws one frame; returns whether the run should stop.
     fn frame(&mut self) -> Result<bool, AppError> {
         let now = Instant::now();
-        let dt = self.last.map_or(1.0 / 60.0, |t| now.duration_since(t).as_secs_f32()).min(0.25);
+        let dt = self
+            .last
+            .map_or(1.0 / 60.0, |t| now.duration_since(t).as_secs_f32())
+            .min(0.25);
         self.last = Some(now);
         let fly = self.input.fly();
-        let Some(s) = self.state.as_mut() else { return Ok(false) };
+        let Some(s) = self.state.as_mut() else {
+            return Ok(false);
+        };
         if s.config.width == 0 || s.window.is_minimized() == Some(true) {
             return Ok(false);
         }
@@ -196,9 +211,10 @@ impl App<'_> {
             s.surface.configure(&s.graphics.gpu.device, &s.config);
         }
         s.graphics.choose_path(&self.scene);
-        self.scene.update(dt, aspect);
+        self.scene.update(dt, aspect)?;
         let texture = match s.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
             wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
                 return Ok(false);
             }
@@ -213,45 +229,76 @@ impl App<'_> {
                     .gpu
                     .instance
                     .create_surface(s.window.clone())
-                    .map_err(|e| AppError::Window(format!("the window's surface was lost and cannot be remade: {e}")))?;
+                    .map_err(|e| {
+                        AppError::Window(format!(
+                            "the window's surface was lost and cannot be remade: {e}"
+                        ))
+                    })?;
                 s.surface.configure(&s.graphics.gpu.device, &s.config);
                 return Ok(false);
             }
             wgpu::CurrentSurfaceTexture::Validation => {
-                return Err(AppError::Window("the surface texture failed validation".into()));
+                return Err(AppError::Window(
+                    "the surface texture failed validation".into(),
+                ));
             }
         };
-        let view = texture.texture.create_view(&Default::default());
+        // The frame a screenshot is taken of goes to a readable copy when the surface itself
+        // cannot be read (GL surfaces); the window then keeps the previous frame.
+        let last = self.options.frames.is_some_and(|n| self.frames + 1 >= n);
+        let capture = (last && self.options.screenshot.is_some() && !s.readable).then(|| {
+            s.graphics
+                .gpu
+                .device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some("screenshot"),
+                    size: texture.texture.size(),
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: s.config.format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                    view_formats: &[],
+                })
+        });
+        let shown = capture.as_ref().unwrap_or(&texture.texture);
+        let view = shown.create_view(&Default::default());
         let gpu_device = s.graphics.gpu.device.clone();
         let mut encoder = gpu_device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("demo frame"),
         });
-        let mut stats = s
-            .graphics
-            .encode(&mut self.scene, &s.target.views(&view), &mut encoder, aspect)?;
+        let mut stats = s.graphics.encode(
+            &mut self.scene,
+            &s.target.views(&view),
+            &mut encoder,
+            aspect,
+        )?;
         // The panel, drawn over the resolved picture.
         let raw = s.egui.take_egui_input(&s.window);
         let mut actions = panel::PanelActions::default();
         let ctx = s.egui.egui_ctx().clone();
-        let output = ctx.run_pass(raw, |ctx| {
+        let mut output = ctx.run_pass(raw, |ctx| {
             actions = panel::show(ctx, &mut self.scene, &s.graphics);
         });
-        s.egui.handle_platform_output(&s.window, output.platform_output);
+        s.egui
+            .handle_platform_output(&s.window, output.platform_output);
         let jobs = ctx.tessellate(output.shapes, output.pixels_per_point);
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [s.config.width, s.config.height],
             pixels_per_point: output.pixels_per_point,
         };
         let gpu = &s.graphics.gpu;
-        for (id, deltas) in &output.textures_delta.set {
+        // Deltas are taken out and applied (egui checks that none is dropped unapplied).
+        let mut textures = std::mem::take(&mut output.textures_delta);
+        for (id, deltas) in textures.set.drain() {
             for delta in deltas {
                 s.egui_renderer
-                    .update_texture(&gpu.device, &gpu.queue, *id, delta);
+                    .update_texture(&gpu.device, &gpu.queue, id, &delta);
             }
         }
-        let extra = s
-            .egui_renderer
-            .update_buffers(&gpu.device, &gpu.queue, &mut encoder, &jobs, &screen);
+        let extra =
+            s.egui_renderer
+                .update_buffers(&gpu.device, &gpu.queue, &mut encoder, &jobs, &screen);
         {
             let mut pass = encoder
                 .begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -273,24 +320,16 @@ impl App<'_> {
                 .forget_lifetime();
             s.egui_renderer.render(&mut pass, &jobs, &screen);
         }
-        for id in &output.textures_delta.free {
-            s.egui_renderer.free_texture(id);
+        for id in textures.free.drain() {
+            s.egui_renderer.free_texture(&id);
         }
         if !extra.is_empty() {
             gpu.queue.submit(extra);
         }
         s.graphics.renderer.submit(gpu, encoder, &mut stats)?;
         self.frames += 1;
-        let last = self.options.frames.is_some_and(|n| self.frames >= n);
         if last && let Some(path) = &self.options.screenshot {
-            if !s.readable {
-                return Err(AppError::Window(format!(
-                    "{}: this window's surface cannot be read back for a screenshot on {}",
-                    path.display(),
-                    gpu.info.name
-                )));
-            }
-            save_png(&read_texture(gpu, &texture.texture)?, path)?;
+            save_png(&read_texture(gpu, shown)?, path)?;
         }
         gpu.queue.present(texture);
         self.scene.finish_frame(stats);

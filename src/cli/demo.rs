@@ -11,11 +11,13 @@ use crate::render::BackendChoice;
 
 /// Arguments of `throng demo`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Camera: left drag turns, right or middle drag pans, the wheel zooms, \
+#[command(
+    after_help = "Camera: left drag turns, right or middle drag pans, the wheel zooms, \
 WASD flies (Q/E down and up, Shift faster), Esc quits.\n\
 Without a display (no DISPLAY or WAYLAND_DISPLAY), the demo renders one picture to crowd.png \
 (or --screenshot) instead and prints the frame's statistics.\n\
-Example: throng demo --count 20000 --lod aggressive --backend gl")]
+Example: throng demo --count 20000 --lod aggressive --backend gl"
+)]
 pub struct Args {
     /// The baked file (default: bake/mannequin.throng, baked first from bake/mannequin.toml
     /// if missing or out of date).
@@ -126,7 +128,11 @@ pub(super) fn run(args: &Args) -> Result<()> {
         match window::run(&options, scene) {
             Ok(outcome) => {
                 if let Some(p) = &options.screenshot {
-                    println!("{} frames; last frame saved to {}", outcome.frames, p.display());
+                    println!(
+                        "{} frames; last frame saved to {}",
+                        outcome.frames,
+                        p.display()
+                    );
                 }
                 return Ok(());
             }
@@ -179,7 +185,9 @@ fn headless(options: &DemoOptions, why: &str) -> Result<()> {
         ms(u.lod_seconds),
         ms(r.render.upload_seconds),
         ms(r.render.cpu_skin_seconds),
-        r.render.gpu_seconds.map_or("n/a (no timestamps)".into(), ms),
+        r.render
+            .gpu_seconds
+            .map_or("n/a (no timestamps)".into(), ms),
         ms(r.render.submit_seconds)
     );
     println!("wrote {}", out.display());

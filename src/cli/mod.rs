@@ -12,7 +12,7 @@ mod render;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::import::{Images, ImportOptions, MergeAnimations, Model};

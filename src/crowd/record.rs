@@ -107,18 +107,6 @@ impl InstanceRecord {
     }
 }
 
-/// One draw of a frame: the instances in `slots` (of the instance buffer) are `character`
-/// at LOD level `level`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DrawRange {
-    /// Character index in the bake.
-    pub character: u32,
-    /// LOD level.
-    pub level: u32,
-    /// Slots of the instance records drawn.
-    pub slots: std::ops::Range<u32>,
-}
-
 /// A linear RGBA colour in [0, 1] as RGBA8 unorm.
 pub fn rgba8(c: [f32; 4]) -> [u8; 4] {
     c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)

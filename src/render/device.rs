@@ -109,11 +109,10 @@ impl Gpu {
         choice: BackendChoice,
         surface: Option<&wgpu::Surface>,
     ) -> Result<Self, RenderError> {
-        let adapters: Vec<_> =
-            pollster::block_on(instance.enumerate_adapters(backends_of(choice)))
-                .into_iter()
-                .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
-                .collect();
+        let adapters: Vec<_> = pollster::block_on(instance.enumerate_adapters(backends_of(choice)))
+            .into_iter()
+            .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
+            .collect();
         let rank = |a: &wgpu::Adapter| {
             let info = a.get_info();
             let backend = match info.backend {

@@ -1,0 +1,448 @@
+//! LOD policy: the mesh level an agent is drawn at, from its distance to the camera, and how
+//! often agents at each level (and agents out of view) are updated. Named presets live in a
+//! TOML file: `assets/lod.toml` is built in ([`LodPresets::builtin`]); users may load their own
+//! ([`LodPresets::load`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::CrowdError;
+
+/// Most LOD levels a policy may have (distances + 1).
+pub const MAX_LEVELS: usize = 16;
+
+/// Largest update rate (every n-th frame) a policy may ask for: one update a second at 64 fps.
+pub const MAX_RATE: u32 = 64;
+
+/// The built-in presets file.
+const BUILTIN: &str = include_str!("../../assets/lod.toml");
+
+/// Where an agent's detail and update rate come from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LodPolicy {
+    /// Distances from the camera, metres, at which LOD 1, 2, ... begin: finite, positive and
+    /// ascending, at most `MAX_LEVELS - 1`. Divided by the agent's scale, so bigger agents
+    /// keep detail longer. Empty: everything at LOD 0.
+    pub distances: Vec<f32>,
+    /// Update every n-th frame, per LOD level (`rates[0]` is LOD 0), each in 1..=[`MAX_RATE`];
+    /// a level past the end uses the last rate.
+    pub rates: Vec<u32>,
+    /// Update rate of agents out of view (culled), in 1..=[`MAX_RATE`].
+    pub offscreen_rate: u32,
+    /// Whether agents outside the view are culled. When false every agent is drawn, at the
+    /// level its distance gives.
+    pub culling: bool,
+}
+
+impl Default for LodPolicy {
+    /// No LOD: everything at LOD 0, updated every frame, with culling (the `off` preset).
+    fn default() -> Self {
+        Self {
+            distances: Vec::new(),
+            rates: vec![1],
+            offscreen_rate: 1,
+            culling: true,
+        }
+    }
+}
+
+impl LodPolicy {
+    /// The levels this policy distinguishes: `distances.len() + 1`, at most [`MAX_LEVELS`].
+    pub fn levels(&self) -> u32 {
+        (self.distances.len() + 1).min(MAX_LEVELS) as u32
+    }
+
+    /// The LOD level of an agent `distance` metres from the camera with uniform `scale`, for a
+    /// character whose bake has `levels_in_file` LOD meshes: the number of `distances` at or
+    /// below `distance / scale`, clamped to the last level the file has (and to the policy's
+    /// levels). A scale that is not a positive number counts as 1; a NaN distance gives LOD 0.
+    pub fn level_for(&self, distance: f32, scale: f32, levels_in_file: u32) -> u32 {
+        let scale = if scale.is_finite() && scale > 0.0 {
+            scale
+        } else {
+            1.0
+        };
+        let d = distance / scale;
+        let level = self
+            .distances
+            .iter()
+            .take(MAX_LEVELS - 1)
+            .filter(|&&x| d >= x)
+            .count() as u32;
+        level.min(levels_in_file.max(1) - 1)
+    }
+
+    /// The update rate (every n-th frame) of LOD `level`: `rates[level]`, or the last rate past
+    /// the end, clamped to 1..=[`MAX_RATE`] (1 when `rates` is empty).
+    pub fn rate_of(&self, level: u32) -> u32 {
+        self.rates
+            .get(level as usize)
+            .or(self.rates.last())
+            .copied()
+            .unwrap_or(1)
+            .clamp(1, MAX_RATE)
+    }
+
+    /// The update rate of culled agents, clamped to 1..=[`MAX_RATE`].
+    pub fn offscreen(&self) -> u32 {
+        self.offscreen_rate.clamp(1, MAX_RATE)
+    }
+
+    /// Checks the rules on each field (documented on them); `file` and `preset` name the
+    /// policy in the error.
+    ///
+    /// # Errors
+    /// [`CrowdError::Preset`] naming the first key that breaks a rule.
+    pub fn validate(&self, file: &str, preset: &str) -> Result<(), CrowdError> {
+        let bad = |key: &str, what: String| CrowdError::Preset {
+            file: file.to_string(),
+            preset: preset.to_string(),
+            key: key.to_string(),
+            what,
+        };
+        if self.distances.len() >= MAX_LEVELS {
+            return Err(bad(
+                "distances",
+                format!(
+                    "{} distances make {} levels; at most {MAX_LEVELS} levels are allowed",
+                    self.distances.len(),
+                    self.distances.len() + 1
+                ),
+            ));
+        }
+        if let Some(d) = self
+            .distances
+            .iter()
+            .find(|d| !(d.is_finite() && **d > 0.0))
+        {
+            return Err(bad(
+                "distances",
+                format!("{d} is not a positive number of metres"),
+            ));
+        }
+        if let Some(w) = self.distances.windows(2).find(|w| w[1] <= w[0]) {
+            return Err(bad(
+                "distances",
+                format!(
+                    "{} follows {}: distances must ascend (LOD 1 begins nearest)",
+                    w[1], w[0]
+                ),
+            ));
+        }
+        if self.rates.is_empty() {
+            return Err(bad(
+                "rates",
+                "empty: give at least the rate of LOD 0 (1 = every frame)".into(),
+            ));
+        }
+        if self.rates.len() > MAX_LEVELS {
+            return Err(bad(
+                "rates",
+                format!(
+                    "{} rates; at most {MAX_LEVELS} levels are allowed",
+                    self.rates.len()
+                ),
+            ));
+        }
+        if let Some(r) = self.rates.iter().find(|r| !(1..=MAX_RATE).contains(*r)) {
+            return Err(bad(
+                "rates",
+                format!("{r} is not an update rate in 1..={MAX_RATE} (every n-th frame)"),
+            ));
+        }
+        if !(1..=MAX_RATE).contains(&self.offscreen_rate) {
+            return Err(bad(
+                "offscreen_rate",
+                format!(
+                    "{} is not an update rate in 1..={MAX_RATE} (every n-th frame)",
+                    self.offscreen_rate
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Named LOD policies, in the order of their file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LodPresets {
+    presets: Vec<(String, LodPolicy)>,
+}
+
+impl LodPresets {
+    /// The presets of the built-in `assets/lod.toml`: `off`, `balanced` and `aggressive`.
+    pub fn builtin() -> Self {
+        // The embedded file is ours and a unit test parses it, so this cannot fail at run time.
+        Self::parse(BUILTIN, "assets/lod.toml (built in)")
+            .expect("the built-in assets/lod.toml is valid")
+    }
+
+    /// Reads the presets file at `path`: one table per preset, keys as on [`LodPolicy`].
+    ///
+    /// # Errors
+    /// [`CrowdError::Io`] if it cannot be read; [`CrowdError::PresetSyntax`] if it is not TOML
+    /// or a top-level value is not a table; [`CrowdError::Preset`] naming the file, the preset
+    /// and the key that is missing, unknown, of the wrong type or out of range.
+    pub fn load(path: &Path) -> Result<Self, CrowdError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| CrowdError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        Self::parse(&text, &file)
+    }
+
+    /// Parses presets from TOML `text`; `file` names it in errors.
+    ///
+    /// # Errors
+    /// As [`LodPresets::load`], less the I/O error.
+    pub fn parse(text: &str, file: &str) -> Result<Self, CrowdError> {
+        let syntax = |what: String| CrowdError::PresetSyntax {
+            file: file.to_string(),
+            what,
+        };
+        let doc: BTreeMap<String, toml::Spanned<toml::Value>> =
+            toml::from_str(text).map_err(|e| syntax(e.to_string().trim_end().to_string()))?;
+        // Keep the file's order (the map is sorted by name): presets are offered as written.
+        let mut entries: Vec<_> = doc.into_iter().collect();
+        entries.sort_by_key(|(_, v)| v.span().start);
+        let mut presets = Vec::with_capacity(entries.len());
+        for (name, value) in entries {
+            let value = value.into_inner();
+            let toml::Value::Table(table) = value else {
+                return Err(syntax(format!(
+                    "'{name}' holds a value of type {}, not a table of LOD settings ([{name}] with distances, rates, offscreen_rate, culling)",
+                    value.type_str()
+                )));
+            };
+            let policy = policy_of(&table, file, &name)?;
+            policy.validate(file, &name)?;
+            presets.push((name, policy));
+        }
+        Ok(Self { presets })
+    }
+
+    /// The preset called `name`.
+    pub fn get(&self, name: &str) -> Option<&LodPolicy> {
+        self.presets.iter().find(|(n, _)| n == name).map(|(_, p)| p)
+    }
+
+    /// The preset names, in file order.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.presets.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// The presets, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &LodPolicy)> + '_ {
+        self.presets.iter().map(|(n, p)| (n.as_str(), p))
+    }
+}
+
+/// The policy of preset `name`; a serde error is turned into one naming the key.
+fn policy_of(table: &toml::Table, file: &str, name: &str) -> Result<LodPolicy, CrowdError> {
+    let e = match LodPolicy::deserialize(toml::Value::Table(table.clone())) {
+        Ok(policy) => return Ok(policy),
+        Err(e) => e,
+    };
+    let bad = |key: &str, what: String| CrowdError::Preset {
+        file: file.to_string(),
+        preset: name.to_string(),
+        key: key.to_string(),
+        what,
+    };
+    // serde names the key of unknown and missing fields, but not of a value of the wrong type:
+    // find that key by reading each field alone.
+    let message = e.to_string();
+    for (kind, what) in [
+        ("unknown field `", "unknown key"),
+        ("missing field `", "missing"),
+    ] {
+        if let Some(rest) = message.split(kind).nth(1)
+            && let Some(key) = rest.split('`').next()
+        {
+            let known = "distances, rates, offscreen_rate, culling";
+            return Err(bad(key, format!("{what} (the keys are {known})")));
+        }
+    }
+    let field_error = |key: &str| -> Option<String> {
+        let v = table.get(key)?.clone();
+        let result = match key {
+            "distances" => Vec::<f32>::deserialize(v).map(drop),
+            "rates" => Vec::<u32>::deserialize(v).map(drop),
+            "offscreen_rate" => u32::deserialize(v).map(drop),
+            _ => bool::deserialize(v).map(drop),
+        };
+        result.err().map(|e| e.to_string().trim_end().to_string())
+    };
+    for key in ["distances", "rates", "offscreen_rate", "culling"] {
+        if let Some(what) = field_error(key) {
+            return Err(bad(key, what));
+        }
+    }
+    Err(bad("?", message.trim_end().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_presets_parse_in_file_order() {
+        let p = LodPresets::builtin();
+        assert_eq!(
+            p.names().collect::<Vec<_>>(),
+            ["off", "balanced", "aggressive"]
+        );
+        let b = p.get("balanced").unwrap();
+        assert_eq!(b.distances, [20.0, 45.0]);
+        assert_eq!(b.rates, [1, 2, 4]);
+        assert_eq!(b.offscreen_rate, 8);
+        assert!(b.culling);
+        let off = p.get("off").unwrap();
+        assert_eq!(off, &LodPolicy::default());
+        let a = p.get("aggressive").unwrap();
+        assert_eq!(
+            (a.distances.as_slice(), a.rates.as_slice()),
+            (&[10.0, 25.0][..], &[1, 3, 6][..])
+        );
+        assert_eq!(a.offscreen_rate, 16);
+        assert!(p.get("none").is_none());
+    }
+
+    #[test]
+    fn levels_scale_with_the_agent_and_clamp_to_the_file() {
+        let b = LodPresets::builtin().get("balanced").unwrap().clone();
+        assert_eq!(b.level_for(5.0, 1.0, 3), 0);
+        assert_eq!(b.level_for(20.0, 1.0, 3), 1, "LOD 1 begins at 20 m");
+        assert_eq!(
+            b.level_for(21.0, 1.1, 3),
+            0,
+            "a bigger agent keeps detail longer"
+        );
+        assert_eq!(b.level_for(100.0, 1.0, 3), 2);
+        assert_eq!(
+            b.level_for(100.0, 1.0, 2),
+            1,
+            "clamped to the file's last level"
+        );
+        assert_eq!(
+            b.level_for(100.0, 1.0, 0),
+            0,
+            "a file without meshes has one level"
+        );
+        assert_eq!(b.level_for(f32::NAN, 1.0, 3), 0);
+        assert_eq!(b.level_for(30.0, 0.0, 3), 1, "a bad scale counts as 1");
+        assert_eq!(
+            [b.rate_of(0), b.rate_of(1), b.rate_of(2), b.rate_of(7)],
+            [1, 2, 4, 4]
+        );
+        let empty = LodPolicy {
+            rates: vec![],
+            offscreen_rate: 0,
+            ..LodPolicy::default()
+        };
+        assert_eq!((empty.rate_of(3), empty.offscreen()), (1, 1));
+    }
+
+    fn error_of(text: &str) -> String {
+        LodPresets::parse(text, "my-lod.toml")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn bad_files_are_named_with_the_preset_and_key() {
+        let good = "distances = [10.0]\nrates = [1, 2]\noffscreen_rate = 4\nculling = true\n";
+        assert!(LodPresets::parse(&format!("[mine]\n{good}"), "x").is_ok());
+        let cases = [
+            (
+                format!("[mine]\n{good}distnces = [1.0]\n"),
+                "'distnces'",
+                "unknown",
+            ),
+            (
+                "[mine]\nrates = [1]\noffscreen_rate = 1\nculling = true\n".into(),
+                "'distances'",
+                "missing",
+            ),
+            (
+                format!("[mine]\n{}", good.replace("[1, 2]", "\"fast\"")),
+                "'rates'",
+                "string",
+            ),
+            (
+                format!("[mine]\n{}", good.replace("[1, 2]", "[1, 0]")),
+                "'rates'",
+                "1..=64",
+            ),
+            (
+                format!("[mine]\n{}", good.replace("[10.0]", "[10.0, 5.0]")),
+                "'distances'",
+                "ascend",
+            ),
+            (
+                format!("[mine]\n{}", good.replace("[10.0]", "[-1.0]")),
+                "'distances'",
+                "positive",
+            ),
+            (
+                format!("[mine]\n{}", good.replace("[10.0]", "[nan]")),
+                "'distances'",
+                "positive",
+            ),
+            (
+                format!("[mine]\n{}", good.replace("= 4", "= 0")),
+                "'offscreen_rate'",
+                "1..=64",
+            ),
+            (
+                format!("[mine]\n{}", good.replace("true", "1")),
+                "'culling'",
+                "integer",
+            ),
+            (
+                format!(
+                    "[mine]\n{}",
+                    good.replace(
+                        "[10.0]",
+                        &format!("{:?}", (1..=16).map(|d| d as f32).collect::<Vec<_>>())
+                    )
+                ),
+                "'distances'",
+                "at most 16",
+            ),
+        ];
+        for (text, key, what) in cases {
+            let e = error_of(&text);
+            assert!(
+                e.starts_with("my-lod.toml: preset 'mine': key ")
+                    && e.contains(key)
+                    && e.contains(what),
+                "{text}\n-> {e}"
+            );
+        }
+        let e = error_of("mine = 3\n");
+        assert!(
+            e.starts_with("my-lod.toml: 'mine' holds a value of type integer"),
+            "{e}"
+        );
+        let e = error_of("[mine\n");
+        assert!(
+            e.starts_with("my-lod.toml: ") && e.contains("line 1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn load_names_a_missing_file() {
+        let e = LodPresets::load(Path::new("/nonexistent/lod.toml")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent/lod.toml: cannot read"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,460 @@
+//! What each character of a bake can play, as the crowd sees it: its gaits (looping animations
+//! with a known ground speed) grouped into families by name, the locomotion family agents walk
+//! and run with, an optional gesture family (waving, at the same speeds) and an optional idle;
+//! and, per animation, conservative model-space bounds over all its frames.
+//!
+//! Ground speed: for an animation with root motion, the distance its root travels over one
+//! cycle divided by its duration; otherwise its baked parameter value when the parameter is
+//! named `speed` (metres per second, the character files' convention); otherwise unknown.
+
+use glam::Vec3;
+
+use super::error::CrowdError;
+use crate::format::ThrongFile;
+use crate::format::records::anim_flags;
+
+/// Speeds closer than this (m/s) are the same speed: a gesture gait pairs with the locomotion
+/// gait of the same speed. Baked parameter values are written from the same decimal numbers,
+/// so they match exactly; this only absorbs root-motion rounding.
+const SAME_SPEED: f32 = 1e-3;
+
+/// The family names the crowd looks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaletteNames {
+    /// Locomotion family: agents stand, walk and run with its gaits. Default `move`. When a
+    /// character has no family of that name, the family with the most distinct speeds is used
+    /// (ties: the first in the file); when it has no gaits at all, every looping animation
+    /// plays standing in place.
+    pub locomotion: String,
+    /// Gesture family: agents wave with it, standing or walking at the locomotion speeds it
+    /// was baked at. Default `greet`; absent: agents do not wave.
+    pub gesture: String,
+    /// Idle animation for standing. Default `halt`; absent: the locomotion gait at speed 0.
+    pub idle: String,
+}
+
+impl Default for PaletteNames {
+    fn default() -> Self {
+        Self {
+            locomotion: "move".into(),
+            gesture: "greet".into(),
+            idle: "halt".into(),
+        }
+    }
+}
+
+/// What the crowd knows of one animation of the file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnimInfo {
+    /// Character it belongs to.
+    pub character: u32,
+    /// Length, seconds (>= 0).
+    pub duration: f32,
+    /// Whether it loops.
+    pub looping: bool,
+    /// Ground speed, metres per second of an unscaled character, when known (see the module
+    /// docs).
+    pub speed: Option<f32>,
+    /// Whether it is a gait of its character's locomotion or gesture family: cross-fades
+    /// between two such start the new one at the same phase of its step cycle.
+    pub synced: bool,
+    /// Its step cycle, seconds: its duration, except for a gesture gait that repeats the
+    /// locomotion gait of its speed a whole number of times (the mannequin waves over two
+    /// walking steps): that gait's duration.
+    pub cycle: f32,
+    /// Smallest model-space corner over all its frames (LOD 0, all parts), model units.
+    pub min: Vec3,
+    /// Largest model-space corner over all its frames.
+    pub max: Vec3,
+}
+
+/// A looping animation played at a known ground speed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gait {
+    /// Index into the file's animations.
+    pub anim: u32,
+    /// Ground speed, metres per second of an unscaled character (>= 0).
+    pub speed: f32,
+}
+
+/// Gaits of one name, sorted by speed (distinct speeds only).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Family {
+    /// The animation name.
+    pub name: String,
+    /// Its gaits, slowest first.
+    pub gaits: Vec<Gait>,
+}
+
+/// What one character can play.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CharacterPalette {
+    /// The character's name.
+    pub name: String,
+    /// LOD meshes in the bake (at least 1; a character without meshes counts as 1).
+    pub levels: u32,
+    /// All gait families, in file order.
+    pub families: Vec<Family>,
+    /// Name of the locomotion family chosen (empty for the standing-in-place fallback).
+    pub locomotion_family: String,
+    /// The locomotion gaits, slowest first: never empty.
+    pub locomotion: Vec<Gait>,
+    /// Per locomotion gait, the gesture animation baked at the same speed, if any.
+    pub gesture: Vec<Option<u32>>,
+    /// The idle animation, if any (standing otherwise plays the slowest locomotion gait).
+    pub idle: Option<u32>,
+}
+
+impl CharacterPalette {
+    /// Index of the slowest locomotion gait faster than standing (> [`SAME_SPEED`] m/s).
+    pub fn walk(&self) -> Option<usize> {
+        self.locomotion.iter().position(|g| g.speed > SAME_SPEED)
+    }
+
+    /// Index of the fastest locomotion gait, if faster than standing.
+    pub fn run(&self) -> Option<usize> {
+        let last = self.locomotion.len().checked_sub(1)?;
+        (self.locomotion[last].speed > SAME_SPEED).then_some(last)
+    }
+
+    /// Index of a locomotion gait standing in place (speed 0), if any.
+    pub fn stand(&self) -> Option<usize> {
+        self.locomotion.iter().position(|g| g.speed <= SAME_SPEED)
+    }
+}
+
+/// What every character of a bake can play, and every animation's bounds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Palette {
+    characters: Vec<CharacterPalette>,
+    anims: Vec<AnimInfo>,
+}
+
+impl Palette {
+    /// Reads the gaits, families and bounds of every character of `file`.
+    ///
+    /// # Errors
+    /// [`CrowdError::NoCharacters`] for a bake without characters; [`CrowdError::NoAnims`]
+    /// naming the file and the character that has no animations.
+    pub fn new(file: &ThrongFile, names: &PaletteNames) -> Result<Self, CrowdError> {
+        if file.characters().is_empty() {
+            return Err(CrowdError::NoCharacters {
+                file: file.name().to_string(),
+            });
+        }
+        let bounds = file.bounds();
+        let mut anims: Vec<AnimInfo> = file
+            .anims()
+            .iter()
+            .map(|a| {
+                let looping = a.flags & anim_flags::LOOPING != 0;
+                let speed = if !looping {
+                    None
+                } else if a.flags & anim_flags::ROOT_MOTION != 0 {
+                    let [x, z, _] = a.cycle_motion;
+                    (a.duration > 0.0).then(|| (x * x + z * z).sqrt() / a.duration)
+                } else if file.str(a.param) == "speed" {
+                    Some(a.param_value)
+                } else {
+                    None
+                }
+                .filter(|s| s.is_finite() && *s >= 0.0);
+                let first = a.first_bounds as usize;
+                let frames = bounds
+                    .get(first..first.saturating_add(a.frame_count as usize))
+                    .unwrap_or(&[]);
+                let (min, max) = frames.iter().fold(
+                    (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+                    |(lo, hi), b| (lo.min(b.min.into()), hi.max(b.max.into())),
+                );
+                // The reader guarantees every animation has its frames' bounds; should one have
+                // none, an empty box at the origin keeps the maths finite.
+                let (min, max) = if min.cmple(max).all() {
+                    (min, max)
+                } else {
+                    (Vec3::ZERO, Vec3::ZERO)
+                };
+                AnimInfo {
+                    character: a.character,
+                    duration: a.duration,
+                    looping,
+                    speed,
+                    synced: false,
+                    cycle: a.duration,
+                    min,
+                    max,
+                }
+            })
+            .collect();
+        let mut characters = Vec::with_capacity(file.characters().len());
+        for ch in file.characters() {
+            let name = file.str(ch.name).to_string();
+            if ch.anim_count == 0 {
+                return Err(CrowdError::NoAnims {
+                    file: file.name().to_string(),
+                    character: name,
+                });
+            }
+            let range = ch.first_anim..ch.first_anim + ch.anim_count;
+            let anim_name = |a: u32| file.str(file.anims()[a as usize].name);
+            // Families in file order; each keeps the first animation of every distinct speed.
+            let mut families: Vec<Family> = Vec::new();
+            for a in range.clone() {
+                let Some(speed) = anims[a as usize].speed else {
+                    continue;
+                };
+                let n = anim_name(a);
+                let family = match families.iter().position(|f| f.name == n) {
+                    Some(i) => &mut families[i],
+                    None => {
+                        families.push(Family {
+                            name: n.to_string(),
+                            gaits: Vec::new(),
+                        });
+                        families.last_mut().expect("just pushed")
+                    }
+                };
+                if !family
+                    .gaits
+                    .iter()
+                    .any(|g| (g.speed - speed).abs() <= SAME_SPEED)
+                {
+                    family.gaits.push(Gait { anim: a, speed });
+                }
+            }
+            for f in &mut families {
+                f.gaits.sort_by(|a, b| a.speed.total_cmp(&b.speed));
+            }
+            let named = families.iter().position(|f| f.name == names.locomotion);
+            let most = families
+                .iter()
+                .enumerate()
+                // max_by_key keeps the last of equals: reverse the index so ties go to the first.
+                .max_by_key(|(i, f)| (f.gaits.len(), usize::MAX - i))
+                .map(|(i, _)| i);
+            let (locomotion_family, locomotion) = match named.or(most) {
+                Some(i) => (families[i].name.clone(), families[i].gaits.clone()),
+                None => {
+                    let looping: Vec<Gait> = range
+                        .clone()
+                        .filter(|&a| anims[a as usize].looping)
+                        .map(|anim| Gait { anim, speed: 0.0 })
+                        .collect();
+                    let standing = if looping.is_empty() {
+                        range
+                            .clone()
+                            .map(|anim| Gait { anim, speed: 0.0 })
+                            .collect()
+                    } else {
+                        looping
+                    };
+                    (String::new(), standing)
+                }
+            };
+            let gesture_family = families
+                .iter()
+                .find(|f| f.name == names.gesture && f.name != locomotion_family);
+            let gesture: Vec<Option<u32>> = locomotion
+                .iter()
+                .map(|g| {
+                    gesture_family.and_then(|f| {
+                        f.gaits
+                            .iter()
+                            .find(|h| (h.speed - g.speed).abs() <= SAME_SPEED)
+                            .map(|h| h.anim)
+                    })
+                })
+                .collect();
+            let idle = range
+                .clone()
+                .find(|&a| anim_name(a) == names.idle)
+                .or_else(|| {
+                    locomotion
+                        .iter()
+                        .find(|g| g.speed <= SAME_SPEED)
+                        .map(|g| g.anim)
+                });
+            // Phase sync applies between gaits of the locomotion and gesture families: they
+            // share their cycle (the character files bake them from one synced blend tree).
+            if !locomotion_family.is_empty() {
+                for (g, h) in locomotion.iter().zip(&gesture) {
+                    anims[g.anim as usize].synced = true;
+                    let Some(h) = *h else { continue };
+                    let step = anims[g.anim as usize].duration;
+                    let info = &mut anims[h as usize];
+                    info.synced = true;
+                    let repeats = info.duration / step;
+                    // Whole repeats only (1e-3: durations are stored rounded to f32).
+                    if step > 0.0 && repeats >= 0.999 && (repeats - repeats.round()).abs() < 1e-3 {
+                        info.cycle = step;
+                    }
+                }
+            }
+            characters.push(CharacterPalette {
+                name,
+                levels: ch.lod_count.max(1),
+                families,
+                locomotion_family,
+                locomotion,
+                gesture,
+                idle,
+            });
+        }
+        Ok(Self { characters, anims })
+    }
+
+    /// Every character, in file order.
+    pub fn characters(&self) -> &[CharacterPalette] {
+        &self.characters
+    }
+
+    /// Every animation of the file, in file order.
+    pub fn anims(&self) -> &[AnimInfo] {
+        &self.anims
+    }
+
+    /// Model-space bounds `(min, max)` of animation `anim` over all its frames (model units),
+    /// or `None` for an index outside the file.
+    pub fn bounds(&self, anim: u32) -> Option<(Vec3, Vec3)> {
+        self.anims.get(anim as usize).map(|a| (a.min, a.max))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crowd::testing::{SynthAnim, synthetic_file};
+
+    #[test]
+    fn families_gaits_and_fallbacks() {
+        let file = synthetic_file(&[crate::crowd::testing::standard_anims()], 3);
+        let p = Palette::new(&file, &PaletteNames::default()).unwrap();
+        let c = &p.characters()[0];
+        assert_eq!(c.locomotion_family, "move");
+        let speeds: Vec<f32> = c.locomotion.iter().map(|g| g.speed).collect();
+        assert_eq!(speeds, [0.0, 1.2, 3.0]);
+        assert_eq!((c.walk(), c.run(), c.stand()), (Some(1), Some(2), Some(0)));
+        assert!(c.gesture.iter().all(Option::is_some));
+        assert_eq!(
+            c.idle.map(|a| file.str(file.anims()[a as usize].name)),
+            Some("halt")
+        );
+        let families: Vec<&str> = c.families.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(families, ["move", "greet", "halt"]);
+        assert!(p.anims()[c.locomotion[1].anim as usize].synced);
+        assert!(!p.anims()[c.idle.unwrap() as usize].synced);
+
+        // Another locomotion name that does not exist: the family with most speeds wins, and
+        // ties go to the first.
+        let names = PaletteNames {
+            locomotion: "stroll".into(),
+            gesture: "none".into(),
+            idle: "none".into(),
+        };
+        let p = Palette::new(&file, &names).unwrap();
+        let c = &p.characters()[0];
+        assert_eq!(c.locomotion_family, "move");
+        assert!(c.gesture.iter().all(Option::is_none));
+        assert_eq!(
+            c.idle,
+            Some(c.locomotion[0].anim),
+            "idle falls back to speed 0"
+        );
+
+        // No gaits at all: every looping animation stands in place.
+        let anims = vec![
+            SynthAnim::clip("idle", true),
+            SynthAnim::clip("wave", false),
+            SynthAnim::clip("look", true),
+        ];
+        let file = synthetic_file(&[anims], 1);
+        let p = Palette::new(&file, &PaletteNames::default()).unwrap();
+        let c = &p.characters()[0];
+        assert_eq!(c.locomotion_family, "");
+        assert_eq!(
+            c.locomotion,
+            [
+                Gait {
+                    anim: 0,
+                    speed: 0.0
+                },
+                Gait {
+                    anim: 2,
+                    speed: 0.0
+                }
+            ]
+        );
+        assert_eq!((c.walk(), c.run()), (None, None));
+    }
+
+    #[test]
+    fn root_motion_speed_and_bounds_union() {
+        let mut walk = SynthAnim::clip("walk", true);
+        walk.root_motion = Some([0.0, 2.4]);
+        walk.duration = 2.0;
+        let file = synthetic_file(&[vec![walk]], 1);
+        let p = Palette::new(&file, &PaletteNames::default()).unwrap();
+        let c = &p.characters()[0];
+        assert_eq!(c.locomotion_family, "walk");
+        // 2.4 m over a 2 s cycle; f32 division of exact inputs: within one rounding.
+        assert!((c.locomotion[0].speed - 1.2).abs() < 1e-6);
+        // synthetic bounds grow by 0.01 m a frame; the union covers every frame.
+        let (min, max) = p.bounds(0).unwrap();
+        let frames = &file.bounds()[..file.anims()[0].frame_count as usize];
+        for b in frames {
+            assert!(min.cmple(b.min.into()).all() && max.cmpge(b.max.into()).all());
+        }
+        assert!(frames.iter().any(|b| Vec3::from(b.max) == max));
+    }
+
+    #[test]
+    fn a_character_without_animations_is_named() {
+        let file = synthetic_file(&[crate::crowd::testing::standard_anims(), vec![]], 1);
+        let e = Palette::new(&file, &PaletteNames::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "synthetic.throng: character 'c1' has no animations (a crowd agent must play one)"
+        );
+    }
+}
+
+#[cfg(test)]
+mod mannequin {
+    use super::*;
+    use crate::crowd::testing::mannequin_bake;
+
+    #[test]
+    fn the_mannequin_walks_runs_waves_and_halts() {
+        let file = mannequin_bake();
+        let p = Palette::new(&file, &PaletteNames::default()).unwrap();
+        let c = &p.characters()[0];
+        let name = |a: u32| file.str(file.anims()[a as usize].name);
+        assert_eq!((c.name.as_str(), c.levels), ("mannequin", 3));
+        assert_eq!(c.locomotion_family, "move");
+        let speeds: Vec<f32> = c.locomotion.iter().map(|g| g.speed).collect();
+        assert_eq!(speeds, [0.0, 1.2, 3.0]);
+        assert!(c.locomotion.iter().all(|g| name(g.anim) == "move"));
+        assert!(
+            c.gesture
+                .iter()
+                .all(|g| g.is_some_and(|a| name(a) == "greet"))
+        );
+        assert_eq!(c.idle.map(name), Some("halt"));
+        // Waving walks two steps and runs three in its 2 s: the legs' cycle is the gait's.
+        for (g, h) in c.locomotion.iter().zip(&c.gesture) {
+            let gesture = p.anims()[h.unwrap() as usize];
+            assert_eq!(
+                gesture.cycle,
+                p.anims()[g.anim as usize].duration,
+                "speed {}",
+                g.speed
+            );
+        }
+        // Bounds hold a standing person: about 1.8 m tall, feet near the ground.
+        let (min, max) = p.bounds(c.idle.unwrap()).unwrap();
+        assert!(
+            min.y.abs() < 0.1 && (1.6..2.1).contains(&max.y),
+            "{min} {max}"
+        );
+    }
+}

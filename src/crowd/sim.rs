@@ -1,0 +1,336 @@
+//! One agent's simulation step: it keeps its behaviour or chooses another, cross-fades to the
+//! animation of its new behaviour, advances both animations, and walks. Steering turns the
+//! heading only — wander, back from the plaza's edges, away from neighbours — so the ground
+//! speed is always that of the animation played (times the agent's scale; blended by the fade
+//! weight during a cross-fade): feet do not slide.
+//!
+//! A step reads the agent, the palette and a grid snapshot of everyone's positions taken at
+//! the start of the frame, and returns the new agent: nothing else is written, so steps run in
+//! parallel and give the same result in any order.
+
+use std::f32::consts::{PI, TAU};
+
+use glam::{Vec2, Vec3};
+
+use super::agent::{Agent, MAX_DRIFT, choose};
+use super::grid::Grid;
+use super::palette::Palette;
+
+/// Neighbours closer than this are steered away from, metres (also the grid's cell size).
+pub const AVOID_RADIUS: f32 = 1.2;
+
+/// Fastest turn when steering, radians per second.
+pub const MAX_TURN: f32 = 2.5;
+
+/// Longest step, seconds: after a hitch (a paused window, a breakpoint) agents continue from
+/// where they were instead of jumping.
+pub const MAX_STEP: f32 = 1.0;
+
+/// What every step reads.
+#[derive(Clone, Copy)]
+pub struct StepContext<'a> {
+    /// What each character can play.
+    pub palette: &'a Palette,
+    /// Positions of everyone at the start of the frame.
+    pub grid: &'a Grid,
+    /// Half-size of the plaza, metres.
+    pub half: f32,
+    /// Length of a cross-fade, seconds (0: switch at once).
+    pub fade_seconds: f32,
+    /// Crowd time now, seconds.
+    pub now: f64,
+}
+
+/// `x` wrapped into [−π, π).
+fn wrap_angle(x: f32) -> f32 {
+    (x + PI).rem_euclid(TAU) - PI
+}
+
+/// Time `t` seconds advanced by `dt` in an animation of `duration` seconds: wrapped when it
+/// loops (kept small, for precision), held at the end otherwise.
+fn advance(palette: &Palette, anim: u32, t: f32, dt: f32) -> f32 {
+    match palette.anims().get(anim as usize) {
+        Some(a) if a.duration > 0.0 => {
+            if a.looping {
+                (t + dt).rem_euclid(a.duration)
+            } else {
+                (t + dt).min(a.duration)
+            }
+        }
+        _ => 0.0,
+    }
+}
+
+/// Starts a cross-fade of `agent` to `anim` (ground speed `speed`): when a fade is running the
+/// side that dominates stays as A (or, when asked back to A, the fade turns round); B starts
+/// at A's phase of its step cycle when both are synced gaits (legs stay in step; of B's
+/// repeats of that cycle, the one A's time falls in), else at its start.
+pub fn fade_to(agent: &mut Agent, palette: &Palette, anim: u32, speed: f32, fade_seconds: f32) {
+    let fading = agent.fade_rate > 0.0;
+    if fading && anim == agent.anim_b {
+        return;
+    }
+    if fading && anim == agent.anim_a {
+        std::mem::swap(&mut agent.anim_a, &mut agent.anim_b);
+        std::mem::swap(&mut agent.time_a, &mut agent.time_b);
+        std::mem::swap(&mut agent.speed_a, &mut agent.speed_b);
+        agent.fade = 1.0 - agent.fade;
+        return;
+    }
+    if fading && agent.fade >= 0.5 {
+        agent.anim_a = agent.anim_b;
+        agent.time_a = agent.time_b;
+        agent.speed_a = agent.speed_b;
+    }
+    if anim == agent.anim_a {
+        agent.fade = 0.0;
+        agent.fade_rate = 0.0;
+        agent.anim_b = anim;
+        agent.time_b = agent.time_a;
+        agent.speed_b = agent.speed_a;
+        return;
+    }
+    let info = |a: u32| palette.anims().get(a as usize);
+    let time_b = match (info(agent.anim_a), info(anim)) {
+        (Some(a), Some(b)) if a.synced && b.synced && a.cycle > 0.0 && b.cycle > 0.0 => {
+            let phase = (agent.time_a / a.cycle).rem_euclid(1.0);
+            let repeat = (agent.time_a.rem_euclid(b.duration) / b.cycle).floor();
+            ((repeat + phase) * b.cycle).rem_euclid(b.duration.max(b.cycle))
+        }
+        _ => 0.0,
+    };
+    agent.anim_b = anim;
+    agent.time_b = time_b;
+    agent.speed_b = speed;
+    agent.fade = 0.0;
+    if fade_seconds > 0.0 {
+        agent.fade_rate = 1.0 / fade_seconds;
+    } else {
+        finish_fade(agent);
+    }
+}
+
+fn finish_fade(agent: &mut Agent) {
+    agent.anim_a = agent.anim_b;
+    agent.time_a = agent.time_b;
+    agent.speed_a = agent.speed_b;
+    agent.fade = 0.0;
+    agent.fade_rate = 0.0;
+}
+
+/// Steering push back into the plaza (zero well inside, growing to 1 per axis at the edge and
+/// beyond).
+fn edge_push(p: Vec2, half: f32) -> Vec2 {
+    let margin = (half * 0.5).clamp(1e-3, 4.0);
+    let inner = half - margin;
+    let axis = |x: f32| {
+        if x > inner {
+            -((x - inner) / margin).min(2.0)
+        } else if x < -inner {
+            ((-inner - x) / margin).min(2.0)
+        } else {
+            0.0
+        }
+    };
+    Vec2::new(axis(p.x), axis(p.y))
+}
+
+/// Agent `index` advanced to `ctx.now` (see the module docs).
+pub fn step(agent: &Agent, index: u32, ctx: &StepContext) -> Agent {
+    let mut a = *agent;
+    let dt = ((ctx.now - a.last_update) as f32).clamp(0.0, MAX_STEP);
+    a.last_update = ctx.now;
+    let palette = ctx.palette;
+    let Some(character) = palette.characters().get(a.character as usize) else {
+        return a;
+    };
+
+    // Behaviour.
+    a.timer -= dt;
+    if a.timer <= 0.0 {
+        let (behaviour, anim, speed, duration) = choose(character, palette, &mut a.rng);
+        a.behaviour = behaviour;
+        a.timer = duration;
+        fade_to(&mut a, palette, anim, speed, ctx.fade_seconds);
+    }
+
+    // Animation and ground speed: the fade weight at mid-step, so a fade's distance is right
+    // to second order; without a fade it is exactly A's speed.
+    let speed = if a.fade_rate > 0.0 {
+        let mid = (a.fade + 0.5 * a.fade_rate * dt).min(1.0);
+        a.speed_a + (a.speed_b - a.speed_a) * mid
+    } else {
+        a.speed_a
+    } * a.scale;
+    a.time_a = advance(palette, a.anim_a, a.time_a, dt);
+    if a.fade_rate > 0.0 {
+        a.time_b = advance(palette, a.anim_b, a.time_b, dt);
+        a.fade += a.fade_rate * dt;
+        if a.fade >= 1.0 {
+            finish_fade(&mut a);
+        }
+    } else {
+        a.time_b = a.time_a;
+    }
+    a.speed = speed;
+
+    // Steering and walking.
+    if speed > 0.0 && dt > 0.0 {
+        a.drift = (a.drift + a.rng.range(-1.0, 1.0) * 2.0 * dt).clamp(-MAX_DRIFT, MAX_DRIFT);
+        let p = Vec2::new(a.position.x, a.position.z);
+        let mut away = Vec2::ZERO;
+        ctx.grid.for_each_near(p, AVOID_RADIUS, |other, q, d2| {
+            if other == index {
+                return;
+            }
+            let d = d2.sqrt();
+            let dir = if d > 1e-4 {
+                (p - q) / d
+            } else {
+                // On top of each other: part by index, so both do not pick the same side.
+                if other < index { Vec2::X } else { -Vec2::X }
+            };
+            away += dir * (1.0 - d / AVOID_RADIUS);
+        });
+        let (s, c) = a.heading.sin_cos();
+        let steer = Vec2::new(s, c) + 2.0 * edge_push(p, ctx.half) + 1.5 * away;
+        let want = steer.x.atan2(steer.y);
+        let max = MAX_TURN * dt;
+        let turn = wrap_angle(want - a.heading).clamp(-max, max) + a.drift * dt;
+        a.heading = wrap_angle(a.heading + turn);
+        let (s, c) = a.heading.sin_cos();
+        a.position += Vec3::new(s, 0.0, c) * (speed * dt);
+    }
+    if !a.position.is_finite() {
+        a.position = Vec3::ZERO;
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crowd::palette::PaletteNames;
+    use crate::crowd::testing::{standard_anims, synthetic_file};
+
+    fn setup() -> Palette {
+        let file = synthetic_file(&[standard_anims()], 3);
+        Palette::new(&file, &PaletteNames::default()).unwrap()
+    }
+
+    #[test]
+    fn fades_keep_the_dominant_side_and_sync_phase() {
+        let p = setup();
+        let c = &p.characters()[0];
+        let (idle, walk, run) = (c.idle.unwrap(), c.locomotion[1].anim, c.locomotion[2].anim);
+        let mut a = Agent::spawn(&p, 1, 0, 10.0, 0.0);
+        a.anim_a = walk;
+        a.speed_a = 1.2;
+        a.time_a = 0.25; // a quarter of walk's 1 s cycle
+        a.fade = 0.0;
+        a.fade_rate = 0.0;
+        fade_to(&mut a, &p, run, 3.0, 0.3);
+        assert_eq!((a.anim_a, a.anim_b), (walk, run));
+        // Synced gaits: the same phase of run's 2/3 s cycle (f32 arithmetic: one rounding).
+        assert!((a.time_b - 0.25 * (2.0 / 3.0)).abs() < 1e-6, "{}", a.time_b);
+        a.fade = 0.7;
+        fade_to(&mut a, &p, idle, 0.0, 0.3);
+        assert_eq!(
+            (a.anim_a, a.anim_b, a.fade),
+            (run, idle, 0.0),
+            "B dominated: it stays as A"
+        );
+        assert_eq!(
+            a.time_b, 0.0,
+            "idle is not a synced gait: it starts at its start"
+        );
+        a.fade = 0.2;
+        fade_to(&mut a, &p, walk, 1.2, 0.3);
+        assert_eq!(
+            (a.anim_a, a.anim_b),
+            (run, walk),
+            "A dominated: it stays as A"
+        );
+        // Asked back to A: the fade turns round.
+        a.fade = 0.2;
+        fade_to(&mut a, &p, run, 3.0, 0.3);
+        assert_eq!((a.anim_a, a.anim_b), (walk, run));
+        assert!((a.fade - 0.8).abs() < 1e-6);
+        fade_to(&mut a, &p, run, 3.0, 0.3);
+        assert_eq!(
+            (a.anim_a, a.anim_b),
+            (walk, run),
+            "asked for B again: the fade goes on"
+        );
+        fade_to(&mut a, &p, idle, 0.0, 0.0);
+        assert_eq!(
+            (a.anim_a, a.fade_rate),
+            (idle, 0.0),
+            "a zero fade switches at once"
+        );
+
+        // Waving while walking repeats the 1 s walking step twice in 2 s: the legs keep their
+        // phase, in the repeat A's time falls in. (Times are sums of f32: 1e-6 s.)
+        let greet = c.gesture[1].unwrap();
+        assert_eq!(p.anims()[greet as usize].cycle, 1.0);
+        a.anim_a = walk;
+        a.time_a = 0.25;
+        fade_to(&mut a, &p, greet, 1.2, 0.0);
+        assert!((a.time_a - 0.25).abs() < 1e-6, "{}", a.time_a);
+        a.time_a = 1.6;
+        fade_to(&mut a, &p, walk, 1.2, 0.0);
+        assert!((a.time_a - 0.6).abs() < 1e-6, "{}", a.time_a);
+    }
+
+    /// No foot sliding: once its fade is over, an agent covers exactly its gait's speed times
+    /// its scale per second, whatever the steering does to its heading.
+    #[test]
+    fn agents_move_at_exactly_their_gait_speed() {
+        let p = setup();
+        let mut grid = Grid::new();
+        let mut checked = 0;
+        for i in 0..200 {
+            let mut a = Agent::spawn(&p, 4, i, 20.0, 0.0);
+            // A neighbour right beside it, so avoidance steers too.
+            let p0 = Vec2::new(a.position.x, a.position.z);
+            grid.rebuild(
+                20.0,
+                AVOID_RADIUS,
+                [p0, p0 + Vec2::new(0.5, 0.3)].into_iter(),
+            );
+            let mut now = 0.0;
+            for _ in 0..40 {
+                let dt = 1.0 / 60.0 * f64::from(1 + a.rng.below(8));
+                now += dt;
+                let ctx = StepContext {
+                    palette: &p,
+                    grid: &grid,
+                    half: 20.0,
+                    fade_seconds: 0.3,
+                    now,
+                };
+                let before = a;
+                let after = step(&before, 0, &ctx);
+                if before.fade_rate == 0.0
+                    && after.fade_rate == 0.0
+                    && after.anim_a == before.anim_a
+                {
+                    let dist = (after.position - before.position).length();
+                    let dt = (now - before.last_update) as f32;
+                    let expected = before.speed_a * before.scale;
+                    // f32 positions (|x| < 40 m: ulp 4e-6 m) rounded at both ends of the step,
+                    // over dt >= 1/60 s: under 5e-4 m/s; 1e-3 m/s leaves room for sin/cos.
+                    assert!(
+                        (dist / dt - expected).abs() < 1e-3,
+                        "{} m/s, gait {expected}",
+                        dist / dt
+                    );
+                    assert_eq!(after.speed, expected);
+                    checked += usize::from(expected > 0.0);
+                }
+                a = after;
+            }
+        }
+        assert!(checked > 1000, "only {checked} moving steps checked");
+    }
+}
