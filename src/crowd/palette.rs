@@ -106,7 +106,7 @@ pub struct CharacterPalette {
 }
 
 impl CharacterPalette {
-    /// Index of the slowest locomotion gait faster than standing (> [`SAME_SPEED`] m/s).
+    /// Index of the slowest locomotion gait faster than standing (above 0.001 m/s).
     pub fn walk(&self) -> Option<usize> {
         self.locomotion.iter().position(|g| g.speed > SAME_SPEED)
     }
