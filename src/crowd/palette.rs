@@ -450,7 +450,8 @@ mod mannequin {
                 g.speed
             );
         }
-        // Bounds hold a standing person: about 1.8 m tall, feet near the ground.
+        // Bounds hold a standing person: the mannequin is 1.79 m tall, feet on the ground;
+        // the ranges allow for its arms and the f16 texels, not for another character.
         let (min, max) = p.bounds(c.idle.unwrap()).unwrap();
         assert!(
             min.y.abs() < 0.1 && (1.6..2.1).contains(&max.y),

@@ -325,6 +325,7 @@ mod tests {
         a.fade = 0.2;
         fade_to(&mut a, &p, run, 3.0, 0.3);
         assert_eq!((a.anim_a, a.anim_b), (walk, run));
+        // 1 − 0.2 in f32: one rounding.
         assert!((a.fade - 0.8).abs() < 1e-6);
         fade_to(&mut a, &p, run, 3.0, 0.3);
         assert_eq!(
