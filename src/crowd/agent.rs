@@ -29,6 +29,8 @@ pub enum Behaviour {
 /// the model's +z faces once placed (crowd.wgsl's `place_point`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Agent {
+    /// Its index in the crowd (its identity: agents are stored in slot order).
+    pub index: u32,
     /// Character index in the bake.
     pub character: u32,
     /// Position, metres (y = 0: on the plaza).
@@ -187,6 +189,7 @@ impl Agent {
             .map_or(0.0, |a| a.duration);
         let time = rng.unit() * length;
         Self {
+            index,
             character,
             position,
             heading,
@@ -220,6 +223,7 @@ impl Default for Agent {
     /// An agent at the origin playing animation 0, standing (a placeholder for scratch space).
     fn default() -> Self {
         Self {
+            index: 0,
             character: 0,
             position: Vec3::ZERO,
             heading: 0.0,

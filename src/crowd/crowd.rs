@@ -2,11 +2,19 @@
 //! updated when, and their instance records in slot order, ready for one upload of the changed
 //! ranges and one draw per character and LOD level.
 //!
-//! Each [`Crowd::update`]: (a) sorts everyone's position into the neighbour grid; (b) culls and
-//! picks each agent's LOD level (in parallel) and moves the agents whose group changed, then
-//! evens out the phases (skipped when frozen); (c) steps the agents due this frame (in
-//! parallel, each with the time since its own last update) and writes their records; (d)
-//! advances the frame counter. Nothing is allocated once the crowd has run a frame at its size.
+//! Each [`Crowd::update`]: culls and picks each agent's LOD level (in parallel) and moves the
+//! agents whose group changed, then evens out the phases (skipped when frozen); sorts
+//! everyone's position into the neighbour grid (a snapshot taken before anyone steps, so the
+//! order of these two changes nothing: moves do not move agents) and finds, walking the grid,
+//! how the agents due this frame steer away from their neighbours; steps those agents (in
+//! parallel, each by the time since its own last update) and writes their records; advances
+//! the frame counter.
+//!
+//! Agents, their records and what culling reads of them (28 bytes each) are all kept in slot
+//! order and move together, so a due run is one contiguous slice of each and the passes over
+//! everyone read little memory. Nothing is allocated once the crowd has run a few frames at
+//! its size (rayon itself allocates a block per 63 jobs handed to its pool: about one per 15
+//! frames at 100,000 agents).
 
 use std::ops::Range;
 use std::time::Instant;
@@ -18,15 +26,20 @@ use super::agent::Agent;
 use super::cull::Frustum;
 use super::error::CrowdError;
 use super::grid::Grid;
-use super::lod::LodPolicy;
+use super::lod::{LodPolicy, MAX_LEVELS};
 use super::palette::{Palette, PaletteNames};
 use super::record::{InstanceRecord, frame_pose_of};
 use super::schedule::{DrawRange, Schedule};
-use super::sim::{AVOID_RADIUS, StepContext, step};
+use super::sim::{GRID_CELL, StepContext, avoidance, step};
 use crate::format::ThrongFile;
 
 /// Most agents a crowd holds.
 pub const MAX_AGENTS: usize = 1_000_000;
+
+/// Passes over fewer items than this run on the calling thread: handing work to rayon's pool
+/// costs tens of microseconds of wake-ups, more than a small pass. Unit tests use a smaller
+/// threshold so that their crowds of a few thousand run the parallel paths.
+pub(crate) const PARALLEL_MIN: usize = if cfg!(test) { 256 } else { 4096 };
 
 /// Tints of LOD levels 0, 1, 2... when [`Crowd::set_lod_colours`] is on: green, yellow, red,
 /// blue, then magenta, cyan, orange, white (repeating).
@@ -121,6 +134,41 @@ impl FileKey {
     }
 }
 
+/// What culling, LOD levels and the grid read of an agent, kept beside the agents in slot
+/// order: 28 bytes instead of a whole agent for the passes over everyone each frame. A step
+/// rewrites its agent's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Hot {
+    /// Position on the ground, metres.
+    x: f32,
+    z: f32,
+    /// Height of its bounding sphere's centre above the ground, metres.
+    cy: f32,
+    /// Radius of its bounding sphere, metres (margin included).
+    radius: f32,
+    /// Uniform scale.
+    scale: f32,
+    /// Character index.
+    character: u32,
+    /// LOD level by distance, as last assigned.
+    level: u8,
+}
+
+impl Hot {
+    fn of(palette: &Palette, agent: &Agent, margin: f32, level: u8) -> Self {
+        let (c, radius) = agent_sphere(palette, agent, margin);
+        Self {
+            x: agent.position.x,
+            z: agent.position.z,
+            cy: c.y - agent.position.y,
+            radius,
+            scale: agent.scale,
+            character: agent.character,
+            level,
+        }
+    }
+}
+
 /// A crowd of agents (see the module docs).
 pub struct Crowd {
     settings: CrowdSettings,
@@ -130,15 +178,22 @@ pub struct Crowd {
     /// Per character: LOD meshes in the bake.
     file_levels: Vec<u32>,
     half: f32,
+    /// Agents in slot order, as their records: a due run is a contiguous slice of both.
     agents: Vec<Agent>,
-    /// Per agent: its LOD level by distance (clamped to its character's groups), culled or not.
-    levels: Vec<u8>,
-    /// Per agent, scratch: the group it belongs in this frame.
+    /// Per slot: what culling and LOD levels read of its agent.
+    hot: Vec<Hot>,
+    /// Per slot, scratch: the group its agent belongs in this frame.
     want: Vec<u32>,
+    /// Scratch: `(agent, group)` of the agents to move this frame.
+    moves: Vec<(u32, u32)>,
     /// Instance records in slot order.
     records: Vec<InstanceRecord>,
     schedule: Schedule,
     grid: Grid,
+    /// Per grid point: its avoidance push (zero unless due).
+    away: Vec<Vec2>,
+    /// One bit per slot due this frame.
+    due_bits: Vec<u64>,
     frame: u64,
     time: f64,
     lod_colours: bool,
@@ -146,7 +201,6 @@ pub struct Crowd {
     /// The last view LOD levels were assigned for (kept while frozen).
     assign_view: Option<View>,
     due_runs: Vec<Range<u32>>,
-    next: Vec<Agent>,
 }
 
 /// Conservative world-space bounding sphere of `agent`: centre and radius, metres. The model
@@ -174,6 +228,66 @@ pub fn agent_sphere(palette: &Palette, agent: &Agent, margin: f32) -> (Vec3, f32
     (centre, radius)
 }
 
+/// What [`Assigner::assign`] reads.
+struct Assigner<'a> {
+    policy: &'a LodPolicy,
+    schedule: &'a Schedule,
+}
+
+impl Assigner<'_> {
+    /// Culling and LOD level of each of `hot` for `view` (`None`: all at LOD 0, visible), in
+    /// parallel: each one's `level`, and in `want` the group it belongs in. Levels are
+    /// [`LodPolicy::level_for`]'s, compared squared (no square root or division per agent):
+    /// `d / s >= D` as `d² >= D² s²`.
+    fn assign(&self, hot: &mut [Hot], want: &mut [u32], view: Option<&View>) {
+        let frustum = view.map(|v| Frustum::from_view_proj(v.view_proj));
+        let culled = self.schedule.culled_group();
+        let mut squared = [0f32; MAX_LEVELS - 1];
+        let n = self.policy.distances.len().min(MAX_LEVELS - 1);
+        for (q, &d) in squared.iter_mut().zip(&self.policy.distances) {
+            // level_for counts distances at or below d / s: one at or below 0 always counts,
+            // a NaN never does.
+            *q = if d <= 0.0 {
+                -1.0
+            } else if d.is_nan() {
+                f32::INFINITY
+            } else {
+                d * d
+            };
+        }
+        let squared = &squared[..n];
+        let one = |(h, want): (&mut Hot, &mut u32)| {
+            let groups = self.schedule.character_groups(h.character);
+            let (level, visible) = match (view, &frustum) {
+                (Some(view), Some(frustum)) => {
+                    let d2 = (view.eye - Vec3::new(h.x, 0.0, h.z)).length_squared();
+                    let s2 = h.scale * h.scale;
+                    let level = squared.iter().filter(|&&q| d2 >= q * s2).count() as u32;
+                    let visible = !self.policy.culling
+                        || frustum.intersects_sphere(Vec3::new(h.x, h.cy, h.z), h.radius);
+                    (level, visible)
+                }
+                _ => (0, true),
+            };
+            let level = level.min(groups.len().max(1) as u32 - 1);
+            h.level = level as u8;
+            *want = if visible && !groups.is_empty() {
+                groups.start + level
+            } else {
+                culled
+            };
+        };
+        if hot.len() < PARALLEL_MIN {
+            hot.iter_mut().zip(want).for_each(one);
+        } else {
+            hot.par_iter_mut()
+                .zip(want.par_iter_mut())
+                .with_min_len(PARALLEL_MIN)
+                .for_each(one);
+        }
+    }
+}
+
 impl Crowd {
     /// `settings.count` agents of `file`'s characters (in turn) on a plaza sized for them,
     /// updated under `policy`. Every record is written and dirty; until the first update, all
@@ -196,18 +310,20 @@ impl Crowd {
             file_levels,
             half: 1.0,
             agents: Vec::new(),
-            levels: Vec::new(),
+            hot: Vec::new(),
             want: Vec::new(),
+            moves: Vec::new(),
             records: Vec::new(),
             schedule: Schedule::new(),
             grid: Grid::new(),
+            away: Vec::new(),
+            due_bits: Vec::new(),
             frame: 0,
             time: 0.0,
             lod_colours: false,
             frozen: false,
             assign_view: None,
             due_runs: Vec::new(),
-            next: Vec::new(),
         };
         crowd.set_count(file, settings.count)?;
         Ok(crowd)
@@ -243,6 +359,45 @@ impl Crowd {
         ((count.max(1) as f32 * area).sqrt() * 0.5).max(1.0)
     }
 
+    fn margin(&self) -> f32 {
+        if self.settings.bounds_margin.is_finite() {
+            self.settings.bounds_margin.max(0.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// The agents taken out, in index order.
+    fn take_by_index(&mut self) -> Vec<Agent> {
+        let mut agents = std::mem::take(&mut self.agents);
+        agents.sort_unstable_by_key(|a| a.index);
+        agents
+    }
+
+    /// Places `by_index` (agents in index order) anew under the current policy, LOD levels
+    /// from the last view if any, and puts them in slot order. Allocates.
+    fn place(&mut self, by_index: Vec<Agent>) {
+        let margin = self.margin();
+        let palette = &self.palette;
+        let mut hot: Vec<Hot> = by_index
+            .par_iter()
+            .map(|a| Hot::of(palette, a, margin, 0))
+            .collect();
+        self.want.resize(by_index.len(), 0);
+        // Groups are laid out before levels can be turned into groups.
+        self.schedule.rebuild(&self.file_levels, &self.policy, &[]);
+        let assigner = Assigner {
+            policy: &self.policy,
+            schedule: &self.schedule,
+        };
+        assigner.assign(&mut hot, &mut self.want, self.assign_view.as_ref());
+        self.schedule
+            .rebuild(&self.file_levels, &self.policy, &self.want);
+        let order = self.schedule.slot_agent();
+        self.agents = order.iter().map(|&a| by_index[a as usize]).collect();
+        self.hot = order.iter().map(|&a| hot[a as usize]).collect();
+    }
+
     /// Grows the crowd to `count` agents (new agent `i` depends only on the seed, `i` and the
     /// plaza size) or shrinks it by dropping the highest indices; the plaza is resized for the
     /// new count (agents left outside walk back in). Every record is rewritten and dirty.
@@ -259,103 +414,50 @@ impl Crowd {
             });
         }
         self.half = self.half_for(count);
-        let old = self.agents.len();
+        let mut agents = self.take_by_index();
+        let old = agents.len();
         if count < old {
-            self.agents.truncate(count);
+            agents.truncate(count);
         } else {
             let (palette, seed, half, now) =
                 (&self.palette, self.settings.seed, self.half, self.time);
-            self.agents.par_extend(
+            agents.par_extend(
                 (old as u32..count as u32)
                     .into_par_iter()
                     .map(|i| Agent::spawn(palette, seed, i, half, now)),
             );
         }
-        self.levels.resize(count, 0);
-        self.want.resize(count, 0);
-        self.rebuild(file);
-        Ok(())
-    }
-
-    /// Places every agent anew under the current policy (levels from the last view, if any)
-    /// and rewrites every record.
-    fn rebuild(&mut self, file: &ThrongFile) {
-        // Groups are laid out before levels can be turned into groups.
-        self.schedule.rebuild(&self.file_levels, &self.policy, &[]);
-        self.assign_groups();
-        self.schedule
-            .rebuild(&self.file_levels, &self.policy, &self.want);
+        self.place(agents);
         self.records.clear();
         self.records
             .resize(self.agents.len(), InstanceRecord::default());
-        let (agents, levels, colours) = (&self.agents, &self.levels, self.lod_colours);
+        let colours = self.lod_colours;
         self.records
             .par_iter_mut()
-            .zip(self.schedule.slot_agent().par_iter())
-            .for_each(|(r, &a)| {
-                *r = record_of(file, &agents[a as usize], levels[a as usize], colours);
-            });
-    }
-
-    /// Fills `want` (and `levels`) from the assignment view; without one, everyone at LOD 0.
-    fn assign_groups(&mut self) {
-        match self.assign_view {
-            Some(view) => self.assign(&view),
-            None => {
-                self.levels.fill(0);
-                let s = &self.schedule;
-                for (w, a) in self.want.iter_mut().zip(&self.agents) {
-                    *w = s.group_of(a.character, 0);
-                }
-            }
-        }
-    }
-
-    /// Culling and LOD level of every agent for `view`, in parallel: `levels` and `want`.
-    fn assign(&mut self, view: &View) {
-        let frustum = Frustum::from_view_proj(view.view_proj);
-        let (policy, palette, schedule) = (&self.policy, &self.palette, &self.schedule);
-        let (margin, levels_of) = (self.settings.bounds_margin.max(0.0), &self.file_levels);
-        let culled = schedule.culled_group();
-        let eye = view.eye;
-        self.want
-            .par_iter_mut()
-            .zip(self.levels.par_iter_mut())
-            .zip(self.agents.par_iter())
-            .with_min_len(1024)
-            .for_each(|((want, level), agent)| {
-                let file_levels = levels_of
-                    .get(agent.character as usize)
-                    .copied()
-                    .unwrap_or(1);
-                let l = policy.level_for(eye.distance(agent.position), agent.scale, file_levels);
-                let g = schedule.group_of(agent.character, l);
-                *level = schedule.group_key(g).map_or(0, |(_, l)| l) as u8;
-                let visible = !policy.culling || {
-                    let (c, r) = agent_sphere(palette, agent, margin);
-                    frustum.intersects_sphere(c, r)
-                };
-                *want = if visible { g } else { culled };
-            });
+            .zip(self.agents.par_iter().zip(self.hot.par_iter()))
+            .for_each(|(r, (agent, hot))| *r = record_of(file, agent, hot.level, colours));
+        Ok(())
     }
 
     /// Replaces the LOD policy: every agent is placed anew (LOD levels from the last view) and
     /// every record is dirty.
     pub fn set_policy(&mut self, policy: LodPolicy) {
         self.policy = policy;
+        self.replace();
+    }
+
+    /// Places every agent anew (LOD levels from the last view), records following their
+    /// agents to their new slots; every record is dirty. Allocates.
+    fn replace(&mut self) {
         // Records follow their agents to the new slots.
-        let by_agent: Vec<InstanceRecord> = self
-            .schedule
-            .agent_slot()
-            .iter()
-            .map(|&s| self.records[s as usize])
-            .collect();
-        self.schedule.rebuild(&self.file_levels, &self.policy, &[]);
-        self.assign_groups();
-        self.schedule
-            .rebuild(&self.file_levels, &self.policy, &self.want);
-        for (slot, &a) in self.schedule.slot_agent().iter().enumerate() {
-            self.records[slot] = by_agent[a as usize];
+        let mut by_index = vec![InstanceRecord::default(); self.records.len()];
+        for (r, a) in self.records.iter().zip(&self.agents) {
+            by_index[a.index as usize] = *r;
+        }
+        let agents = self.take_by_index();
+        self.place(agents);
+        for (r, a) in self.records.iter_mut().zip(&self.agents) {
+            *r = by_index[a.index as usize];
         }
         self.apply_tints();
     }
@@ -378,12 +480,12 @@ impl Crowd {
     }
 
     fn apply_tints(&mut self) {
-        for (r, &a) in self.records.iter_mut().zip(self.schedule.slot_agent()) {
-            r.tint = if self.lod_colours {
-                LOD_COLOURS[self.levels[a as usize] as usize % LOD_COLOURS.len()]
-            } else {
-                self.agents[a as usize].tint
-            };
+        for (r, (a, h)) in self
+            .records
+            .iter_mut()
+            .zip(self.agents.iter().zip(&self.hot))
+        {
+            r.tint = tint_of(a, h.level, self.lod_colours);
         }
         self.schedule.mark_all_dirty();
         self.schedule.refresh();
@@ -413,93 +515,134 @@ impl Crowd {
         view: &View,
     ) -> Result<UpdateStats, CrowdError> {
         self.check_file(file)?;
-        let start = Instant::now();
         if dt.is_finite() && dt > 0.0 {
             self.time += f64::from(dt);
         }
 
-        // (a) Neighbour grid: a snapshot read by every step.
-        self.grid.rebuild(
-            self.half,
-            AVOID_RADIUS,
-            self.agents
-                .iter()
-                .map(|a| Vec2::new(a.position.x, a.position.z)),
-        );
-        let grid_seconds = start.elapsed().as_secs_f64();
-
-        // (b) Culling, LOD levels, bucket moves.
+        // (b) Culling, LOD levels, bucket moves. (Before the grid: ids in the grid are slots.)
         let lod_start = Instant::now();
-        if !self.frozen {
-            self.assign(view);
+        if !self.frozen && self.assign_view.is_none() {
+            // The first view: everyone leaves LOD 0 for their own group at once. Placing
+            // everyone anew is cheaper than moving nearly all of them one by one.
             self.assign_view = Some(*view);
+            self.replace();
+        } else if !self.frozen {
+            let assigner = Assigner {
+                policy: &self.policy,
+                schedule: &self.schedule,
+            };
+            assigner.assign(&mut self.hot, &mut self.want, Some(view));
+            self.assign_view = Some(*view);
+            // Who moves, found group by group before anyone does.
+            self.moves.clear();
+            for g in 0..self.schedule.groups() {
+                let slots = self.schedule.group_slots(g);
+                let (s, e) = (slots.start as usize, slots.end as usize);
+                for (want, agent) in self.want[s..e].iter().zip(&self.agents[s..e]) {
+                    if *want != g {
+                        self.moves.push((agent.index, *want));
+                    }
+                }
+            }
             let Self {
                 schedule,
                 records,
-                want,
-                levels,
+                agents,
+                hot,
+                moves,
                 lod_colours,
                 frame,
                 ..
             } = self;
-            for (a, &g) in want.iter().enumerate() {
-                let a = a as u32;
-                if schedule.group_of_agent(a) != g {
-                    schedule.move_to_group(a, g, *frame, &mut |s, t| {
-                        records.swap(s as usize, t as usize)
-                    });
-                    if *lod_colours {
-                        let slot = schedule.agent_slot()[a as usize];
-                        records[slot as usize].tint =
-                            LOD_COLOURS[levels[a as usize] as usize % LOD_COLOURS.len()];
-                        schedule.mark_dirty(slot..slot + 1);
-                    }
+            let mut swap = |s: u32, t: u32| {
+                records.swap(s as usize, t as usize);
+                agents.swap(s as usize, t as usize);
+                hot.swap(s as usize, t as usize);
+            };
+            for &(a, g) in moves.iter() {
+                schedule.move_to_group(a, g, *frame, &mut swap);
+            }
+            schedule.rebalance(&mut swap);
+            if *lod_colours {
+                // Agents that came into view or changed level show their level's colour.
+                for &(a, _) in moves.iter() {
+                    let s = schedule.agent_slot()[a as usize];
+                    let i = s as usize;
+                    records[i].tint = tint_of(&agents[i], hot[i].level, true);
+                    schedule.mark_dirty(s..s + 1);
                 }
             }
-            schedule.rebalance(&mut |s, t| records.swap(s as usize, t as usize));
         }
         let lod_seconds = lod_start.elapsed().as_secs_f64();
 
-        // (c) Step the due agents and write their records.
+        // (a) The neighbour grid, a snapshot of everyone's position before anyone steps, and
+        // the avoidance of the agents due, found walking the grid.
         let sim_start = Instant::now();
         self.due_runs.clear();
         self.due_runs.extend(self.schedule.due(self.frame));
-        let due: usize = self.due_runs.iter().map(|r| r.len()).sum();
-        self.next.resize(due, Agent::default());
+        self.due_bits.clear();
+        self.due_bits.resize(self.agents.len().div_ceil(64), 0);
+        for run in &self.due_runs {
+            for s in run.clone() {
+                self.due_bits[s as usize / 64] |= 1 << (s % 64);
+            }
+        }
+        self.grid
+            .rebuild(self.half, GRID_CELL, &self.hot, |h| Vec2::new(h.x, h.z));
+        let due_bits = &self.due_bits;
+        avoidance(
+            &self.grid,
+            |s| due_bits[s as usize / 64] & (1 << (s % 64)) != 0,
+            &mut self.away,
+        );
+
+        // (c) Step the due agents in place and write their records.
         let ctx = StepContext {
             palette: &self.palette,
-            grid: &self.grid,
             half: self.half,
             fade_seconds: self.settings.fade_seconds.max(0.0),
             now: self.time,
         };
-        let mut offset = 0;
-        for run in &self.due_runs {
-            let (s, e) = (run.start as usize, run.end as usize);
-            let (agents, levels, colours) = (&self.agents, &self.levels, self.lod_colours);
-            self.records[s..e]
-                .par_iter_mut()
-                .zip(self.next[offset..offset + (e - s)].par_iter_mut())
-                .zip(self.schedule.slot_agent()[s..e].par_iter())
-                .with_min_len(256)
-                .for_each(|((record, next), &a)| {
-                    *next = step(&agents[a as usize], a, &ctx);
-                    *record = record_of(file, next, levels[a as usize], colours);
-                });
-            offset += e - s;
-        }
-        let mut k = 0;
-        for run in &self.due_runs {
-            for &a in &self.schedule.slot_agent()[run.start as usize..run.end as usize] {
-                self.agents[a as usize] = self.next[k];
-                k += 1;
+        let (colours, margin) = (self.lod_colours, self.margin());
+        let away = &self.away;
+        let body = |(((agent, record), hot), at): (
+            ((&mut Agent, &mut InstanceRecord), &mut Hot),
+            &u32,
+        )| {
+            step(agent, away[*at as usize], &ctx);
+            *hot = Hot::of(ctx.palette, agent, margin, hot.level);
+            *record = record_of(file, agent, hot.level, colours);
+        };
+        let due: usize = self.due_runs.iter().map(|r| r.len()).sum();
+        let place = self.grid.place();
+        if due < PARALLEL_MIN {
+            for run in &self.due_runs {
+                let r = run.start as usize..run.end as usize;
+                self.agents[r.clone()]
+                    .iter_mut()
+                    .zip(&mut self.records[r.clone()])
+                    .zip(&mut self.hot[r.clone()])
+                    .zip(&place[r])
+                    .for_each(body);
             }
+        } else {
+            // One parallel pass over every slot, stepping the due ones: one hand-over to the
+            // pool per frame instead of one per due run.
+            self.agents
+                .par_iter_mut()
+                .zip(self.records.par_iter_mut())
+                .zip(self.hot.par_iter_mut())
+                .zip(place.par_iter())
+                .enumerate()
+                .with_min_len(1024)
+                .filter(|(s, _)| due_bits[s / 64] & (1 << (s % 64)) != 0)
+                .for_each(|(_, item)| body(item));
         }
         for run in &self.due_runs {
             self.schedule.mark_dirty(run.clone());
         }
         self.schedule.refresh();
-        let simulate_seconds = grid_seconds + sim_start.elapsed().as_secs_f64();
+        let simulate_seconds = sim_start.elapsed().as_secs_f64();
 
         // (d) Next frame.
         self.frame += 1;
@@ -542,7 +685,7 @@ impl Crowd {
         self.schedule.draws()
     }
 
-    /// The agent in each slot.
+    /// The agent (index) in each slot.
     pub fn slot_agent(&self) -> &[u32] {
         self.schedule.slot_agent()
     }
@@ -557,19 +700,27 @@ impl Crowd {
         self.half
     }
 
-    /// LOD level of agent `a` by its distance (the level it is drawn at when visible), or
-    /// `None` past the agents.
+    /// LOD level of agent `a` (an index) by its distance: the level it is drawn at when
+    /// visible, as of the last update that assigned levels. `None` past the agents.
     pub fn agent_level(&self, a: usize) -> Option<u32> {
-        self.levels.get(a).map(|&l| u32::from(l))
+        let slot = *self.schedule.agent_slot().get(a)?;
+        self.hot.get(slot as usize).map(|h| u32::from(h.level))
     }
 
-    /// Whether agent `a` is drawn (not culled).
+    /// Whether agent `a` (an index) is drawn (not culled).
     pub fn agent_visible(&self, a: usize) -> bool {
         a < self.agents.len()
             && self.schedule.group_of_agent(a as u32) != self.schedule.culled_group()
     }
 
-    /// The agents, by index.
+    /// Agent `a` (an index), or `None` past the agents.
+    pub fn agent(&self, a: usize) -> Option<&Agent> {
+        let slot = *self.schedule.agent_slot().get(a)?;
+        self.agents.get(slot as usize)
+    }
+
+    /// The agents in slot order, as [`Crowd::records`]: `agents()[s].index ==
+    /// slot_agent()[s]`.
     pub fn agents(&self) -> &[Agent] {
         &self.agents
     }
@@ -595,6 +746,16 @@ impl Crowd {
     }
 }
 
+/// The tint an agent's record shows: its own colour, or its LOD level's.
+#[inline]
+fn tint_of(agent: &Agent, level: u8, lod_colours: bool) -> [u8; 4] {
+    if lod_colours {
+        LOD_COLOURS[level as usize % LOD_COLOURS.len()]
+    } else {
+        agent.tint
+    }
+}
+
 /// The record of `agent` at LOD `level`.
 #[inline]
 fn record_of(file: &ThrongFile, agent: &Agent, level: u8, lod_colours: bool) -> InstanceRecord {
@@ -606,12 +767,13 @@ fn record_of(file: &ThrongFile, agent: &Agent, level: u8, lod_colours: bool) -> 
         agent.time_b,
         agent.fade,
     );
-    let tint = if lod_colours {
-        LOD_COLOURS[level as usize % LOD_COLOURS.len()]
-    } else {
-        agent.tint
-    };
-    InstanceRecord::new(agent.position, agent.heading, agent.scale, tint, &pose)
+    InstanceRecord::new(
+        agent.position,
+        agent.heading,
+        agent.scale,
+        tint_of(agent, level, lod_colours),
+        &pose,
+    )
 }
 
 #[cfg(test)]
@@ -665,6 +827,13 @@ mod tests {
         }
     }
 
+    /// The agents in index order.
+    fn by_index(c: &Crowd) -> Vec<Agent> {
+        (0..c.agents().len())
+            .map(|a| *c.agent(a).unwrap())
+            .collect()
+    }
+
     fn settings(count: usize, seed: u64) -> CrowdSettings {
         CrowdSettings {
             count,
@@ -680,7 +849,7 @@ mod tests {
             c.update(file, 1.0 / 60.0, &orbit(half, k)).unwrap();
             c.clear_dirty();
         }
-        (c.records().to_vec(), c.agents().to_vec())
+        (c.records().to_vec(), by_index(&c))
     }
 
     #[test]
@@ -700,8 +869,7 @@ mod tests {
         assert!(one.0 != other.0, "another seed gives the same records");
         // And the crowd did something: agents moved and changed behaviour.
         let start = Crowd::new(&file, &settings(3000, 5), balanced()).unwrap();
-        let moved = start
-            .agents()
+        let moved = by_index(&start)
             .iter()
             .zip(&one.1)
             .filter(|(a, b)| a.position != b.position)
@@ -715,24 +883,29 @@ mod tests {
         let mut c = Crowd::new(&file, &settings(50, 3), balanced()).unwrap();
         c.update(&file, 0.1, &orbit(c.plaza_half_size(), 0))
             .unwrap();
-        let before = c.agents().to_vec();
+        let before = by_index(&c);
         c.set_count(&file, 120).unwrap();
-        assert_eq!(&c.agents()[..50], &before[..]);
+        let after = by_index(&c);
+        assert_eq!(&after[..50], &before[..]);
         let half = c.plaza_half_size();
         for i in 50..120u32 {
             assert_eq!(
-                c.agents()[i as usize],
+                after[i as usize],
                 Agent::spawn(c.palette(), 3, i, half, c.time())
             );
         }
         assert_eq!(c.dirty(), whole(120), "everything is dirty after set_count");
         c.set_count(&file, 30).unwrap();
-        assert_eq!(c.agents(), &before[..30]);
+        assert_eq!(by_index(&c), &before[..30]);
         assert_eq!(c.records().len(), 30);
         assert!(matches!(
             c.set_count(&file, MAX_AGENTS + 1),
             Err(CrowdError::TooMany { .. })
         ));
+        c.set_count(&file, 0).unwrap();
+        let stats = c.update(&file, 0.1, &orbit(half, 0)).unwrap();
+        assert_eq!((stats.agents, stats.due, stats.visible), (0, 0, 0));
+        assert!(c.records().is_empty() && c.draws().is_empty() && c.dirty().is_empty());
         let other = synthetic_file(&[standard_anims()], 3);
         let e = c.update(&other, 0.1, &orbit(half, 0)).unwrap_err();
         assert!(
@@ -773,11 +946,11 @@ mod tests {
         let mut stepped: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut per_group = vec![Vec::new(); s.groups() as usize];
         for f in 0..frames {
-            let before: Vec<f64> = c.agents().iter().map(|a| a.last_update).collect();
+            let before: Vec<f64> = by_index(&c).iter().map(|a| a.last_update).collect();
             // Another camera: frozen levels ignore it.
             let stats = c.update(&file, 1.0 / 60.0, &orbit(half, f * 7)).unwrap();
             let mut count = vec![0usize; s.groups() as usize];
-            for (a, agent) in c.agents().iter().enumerate() {
+            for (a, agent) in by_index(&c).iter().enumerate() {
                 if agent.last_update != before[a] {
                     stepped[a].push(f);
                     count[s.group_of_agent(a as u32) as usize] += 1;
@@ -833,7 +1006,7 @@ mod tests {
         let (mut kept, mut culled) = (0, 0);
         for _ in 0..40 {
             let view = random_view(&mut rng, half);
-            let before = c.agents().to_vec();
+            let before = by_index(&c);
             c.update(&file, rng.range(0.0, 0.2), &view).unwrap();
             let f = Frustum::from_view_proj(view.view_proj);
             for (i, a) in before.iter().enumerate() {
@@ -910,7 +1083,8 @@ mod tests {
                     .count()
             );
             for (slot, &a) in c.slot_agent().iter().enumerate() {
-                let agent = &c.agents()[a as usize];
+                let agent = &c.agents()[slot];
+                assert_eq!(agent.index, a, "agents are in slot order");
                 let r = &c.records()[slot];
                 assert_eq!(
                     r.place,
@@ -934,8 +1108,8 @@ mod tests {
             "dirty ranges cover everything every frame"
         );
         c.set_lod_colours(false);
-        for (r, &a) in c.records().iter().zip(c.slot_agent()) {
-            assert_eq!(r.tint, c.agents()[a as usize].tint);
+        for (r, a) in c.records().iter().zip(c.agents()) {
+            assert_eq!(r.tint, a.tint);
         }
         assert_eq!(c.dirty(), whole(2500));
     }
@@ -980,9 +1154,9 @@ mod tests {
         // Standing, walking, running steps checked.
         let mut checked = [0usize; 3];
         for k in 0..240 {
-            let before = c.agents().to_vec();
+            let before = by_index(&c);
             c.update(&file, 1.0 / 60.0, &orbit(half, k)).unwrap();
-            for (a, b) in before.iter().zip(c.agents()) {
+            for (a, b) in before.iter().zip(&by_index(&c)) {
                 if b.last_update == a.last_update || a.fade_rate > 0.0 || b.fade_rate > 0.0 {
                     continue;
                 }

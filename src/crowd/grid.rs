@@ -1,9 +1,15 @@
 //! A uniform grid over the plaza for neighbour queries, rebuilt every frame by a counting sort
-//! into reused arrays. Points are stored sorted by cell (rows of cells along x, row after row
-//! along z), so the 3×3 cells around a query are three contiguous runs of memory. Points
-//! outside the plaza are kept in the nearest edge cell, so queries stay exact.
+//! into reused arrays (cells found in parallel, then counted and scattered in one pass each).
+//! Points are stored sorted by cell (rows of cells along x, row after row along z), so the
+//! cells around a query (3×3 when the radius is the cell size, 2×2 when it is half) are one
+//! contiguous run of memory per row, and walking the points in order walks the plaza row by
+//! row: queries made in that order hit the cache. Points outside the
+//! plaza are kept in the nearest edge cell, so queries stay exact.
 
 use glam::Vec2;
+use rayon::prelude::*;
+
+use super::crowd::PARALLEL_MIN;
 
 /// Most cells a grid allocates: past this the cells grow instead (about 32 MB of counters).
 const MAX_CELLS: usize = 1 << 23;
@@ -13,8 +19,8 @@ const MAX_CELLS: usize = 1 << 23;
 pub struct GridPoint {
     /// Position on the ground (world x, z), metres.
     pub p: Vec2,
-    /// Index of the agent.
-    pub agent: u32,
+    /// Its id: the index of the item it was made from.
+    pub id: u32,
 }
 
 /// A uniform grid of points over a square centred on the origin.
@@ -27,6 +33,8 @@ pub struct Grid {
     /// Per cell, one past its last point in `points` (its first is the previous cell's end).
     ends: Vec<u32>,
     points: Vec<GridPoint>,
+    /// Per input point, where it went in `points`.
+    place: Vec<u32>,
     /// Scratch of the rebuild: each input point with its cell.
     keyed: Vec<(u32, GridPoint)>,
 }
@@ -37,10 +45,18 @@ impl Grid {
         Self::default()
     }
 
-    /// Sorts `points` (agent `i` at the `i`-th position, world x and z in metres) into cells of
-    /// `cell` metres over the square of half-size `half` (metres) centred on the origin.
-    /// Allocates only when the grid or the number of points grows.
-    pub fn rebuild(&mut self, half: f32, cell: f32, points: impl Iterator<Item = Vec2>) {
+    /// Sorts the points of `items` (`point(item)`: its position on the ground, world x and z
+    /// in metres; its id is its index in `items`) into cells of `cell` metres over the square of half-size `half`
+    /// (metres) centred on the origin. Points of a cell keep the order of `items`, so the grid
+    /// is the same on any number of threads. Allocates only when the grid or the number of
+    /// points grows.
+    pub fn rebuild<T: Sync>(
+        &mut self,
+        half: f32,
+        cell: f32,
+        items: &[T],
+        point: impl Fn(&T) -> Vec2 + Sync,
+    ) {
         let half = if half.is_finite() && half > 0.0 {
             half
         } else {
@@ -63,13 +79,28 @@ impl Grid {
         self.half = half;
         self.side = side as u32;
         let cells = side * side;
+        let mut keyed = std::mem::take(&mut self.keyed);
+        keyed.resize(items.len(), (0, GridPoint::default()));
+        let this = &*self;
+        let key = |(i, (k, item)): (usize, (&mut (u32, GridPoint), &T))| {
+            let p = point(item);
+            *k = (this.cell_index(p), GridPoint { p, id: i as u32 });
+        };
+        if items.len() < PARALLEL_MIN {
+            keyed.iter_mut().zip(items).enumerate().for_each(key);
+        } else {
+            keyed
+                .par_iter_mut()
+                .zip(items.par_iter())
+                .enumerate()
+                .with_min_len(PARALLEL_MIN)
+                .for_each(key);
+        }
+        self.keyed = keyed;
         self.ends.clear();
         self.ends.resize(cells, 0);
-        self.keyed.clear();
-        for (i, p) in points.enumerate() {
-            let c = self.cell_index(p);
+        for &(c, _) in &self.keyed {
             self.ends[c as usize] += 1;
-            self.keyed.push((c, GridPoint { p, agent: i as u32 }));
         }
         // Exclusive prefix sums: each cell's first point...
         let mut sum = 0u32;
@@ -80,11 +111,12 @@ impl Grid {
         }
         // ...advanced past each point placed, in input order (stable: deterministic), leaves
         // each cell's end.
-        self.points.clear();
         self.points.resize(self.keyed.len(), GridPoint::default());
-        for &(c, gp) in &self.keyed {
+        self.place.resize(self.keyed.len(), 0);
+        for (i, &(c, gp)) in self.keyed.iter().enumerate() {
             let at = &mut self.ends[c as usize];
             self.points[*at as usize] = gp;
+            self.place[i] = *at;
             *at += 1;
         }
     }
@@ -99,6 +131,11 @@ impl Grid {
         &self.points
     }
 
+    /// Where the `i`-th item of the last rebuild went in [`Grid::points`].
+    pub fn place(&self) -> &[u32] {
+        &self.place
+    }
+
     #[inline]
     fn axis(&self, x: f32) -> u32 {
         // Casting saturates: NaN and points left of the plaza go to cell 0.
@@ -110,9 +147,10 @@ impl Grid {
         self.axis(p.y) * self.side + self.axis(p.x)
     }
 
-    /// Calls `f(agent, position, squared distance)` for every point within `radius` metres of
-    /// `p` (itself included, when it is a point of the grid), visiting the cells the circle
-    /// overlaps: the 3×3 around `p` when `radius` is at most the cell size.
+    /// Calls `f(id, position, squared distance)` for every point within `radius` metres of
+    /// `p` (itself included, when it is a point of the grid), visiting the cells the circle's
+    /// bounding square overlaps: at most 3×3 when `radius` is at most the cell size, 2×2 when
+    /// it is at most half of it.
     #[inline]
     pub fn for_each_near(&self, p: Vec2, radius: f32, mut f: impl FnMut(u32, Vec2, f32)) {
         if self.points.is_empty() {
@@ -129,7 +167,7 @@ impl Grid {
             for q in &self.points[start as usize..end as usize] {
                 let d2 = (q.p - p).length_squared();
                 if d2 <= r2 {
-                    f(q.agent, q.p, d2);
+                    f(q.id, q.p, d2);
                 }
             }
         }
@@ -156,8 +194,14 @@ mod tests {
                     )
                 })
                 .collect();
-            grid.rebuild(half, 1.2, pts.iter().copied());
+            // Cells of the radius (3×3 per query) and of twice it (2×2).
+            let cell = if round % 2 == 0 { 1.2 } else { 2.4 };
+            grid.rebuild(half, cell, &pts, |&p| p);
             assert_eq!(grid.points().len(), pts.len());
+            for (i, &at) in grid.place().iter().enumerate() {
+                let q = grid.points()[at as usize];
+                assert_eq!((q.p, q.id), (pts[i], i as u32));
+            }
             for _ in 0..300 {
                 let q = Vec2::new(
                     rng.range(-half - 4.0, half + 4.0),

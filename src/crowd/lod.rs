@@ -437,6 +437,27 @@ mod tests {
     }
 
     #[test]
+    fn load_names_the_file_the_preset_and_the_key() {
+        let dir = std::env::temp_dir().join(format!("throng-lod-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("lod.toml");
+        std::fs::write(
+            &path,
+            "[near]\ndistances = [5.0]\nrates = [1, 2]\noffscreen_rate = 4\nculling = true\n\n[far]\ndistances = [5.0]\nrates = [1, 2]\noffscreen = 4\nculling = true\n",
+        )
+        .unwrap();
+        let e = LodPresets::load(&path).unwrap_err().to_string();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            e.starts_with(&format!(
+                "{}: preset 'far': key 'offscreen': unknown key",
+                path.display()
+            )),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn load_names_a_missing_file() {
         let e = LodPresets::load(Path::new("/nonexistent/lod.toml")).unwrap_err();
         assert!(

@@ -106,7 +106,7 @@ pub struct CharacterPalette {
 }
 
 impl CharacterPalette {
-    /// Index of the slowest locomotion gait faster than standing (> [`SAME_SPEED`] m/s).
+    /// Index of the slowest locomotion gait faster than standing (above 0.001 m/s).
     pub fn walk(&self) -> Option<usize> {
         self.locomotion.iter().position(|g| g.speed > SAME_SPEED)
     }
@@ -450,7 +450,8 @@ mod mannequin {
                 g.speed
             );
         }
-        // Bounds hold a standing person: about 1.8 m tall, feet near the ground.
+        // Bounds hold a standing person: the mannequin is 1.79 m tall, feet on the ground;
+        // the ranges allow for its arms and the f16 texels, not for another character.
         let (min, max) = p.bounds(c.idle.unwrap()).unwrap();
         assert!(
             min.y.abs() < 0.1 && (1.6..2.1).contains(&max.y),

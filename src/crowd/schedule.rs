@@ -159,6 +159,23 @@ impl Schedule {
         (first + level).min(end - 1)
     }
 
+    /// The visible groups of `character`: LOD 0 first (empty past the layout's characters).
+    #[inline]
+    pub fn character_groups(&self, character: u32) -> Range<u32> {
+        let c = character as usize;
+        match self.char_group.get(c) {
+            Some(&first) => {
+                first
+                    ..self
+                        .char_group
+                        .get(c + 1)
+                        .copied()
+                        .unwrap_or(self.culled_group())
+            }
+            None => 0..0,
+        }
+    }
+
     /// The group of culled agents (after every visible group).
     pub fn culled_group(&self) -> u32 {
         self.group_char.len() as u32

@@ -1,0 +1,207 @@
+//! The crowd's CPU cost per frame: `Crowd::update` (neighbour grid, culling, LOD levels,
+//! bucket moves, the steps of due agents and their records) for 1,000, 10,000 and 100,000
+//! agents of the default mannequin bake, under the `balanced` and `off` LOD presets.
+//!
+//! A camera orbits over the plaza, 15 m up, looking across it; each crowd runs 60 warm-up
+//! frames, then 300 measured frames at 1/60 s. Printed per case: median and 95th percentile of
+//! the simulation, LOD (culling + levels + bucket moves) and total update times in
+//! milliseconds, and per frame the medians of agents drawn, agents stepped and records written
+//! (the slots `dirty()` holds, which the renderer uploads; it clears them every frame, as
+//! here), heap allocations per measured frame (all threads; 0 once warm is the goal), and the
+//! time of the very first update (every agent finds its LOD group then).
+//! The upload itself is the renderer's and is measured there.
+//!
+//! Run: `cargo bench --bench crowd`. THRONG_BENCH_COUNTS (e.g. `100000`) limits the counts;
+//! THRONG_BENCH_PRESETS (e.g. `balanced,aggressive`) chooses the presets.
+//! Reads bake/mannequin.throng, baking it first (as `throng bake` would) when it is missing
+//! or unreadable.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use glam::Vec3;
+use throng::bake::{BakeOptions, Recipe, bake};
+use throng::crowd::{Crowd, CrowdSettings, LodPresets, View};
+use throng::format::ThrongFile;
+
+/// Counts every allocation, on every thread: the bench runs one crowd at a time.
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const WARM_UP: u32 = 60;
+const FRAMES: u32 = 300;
+const DT: f32 = 1.0 / 60.0;
+
+/// `(median, 95th percentile)` of `v`.
+fn quantiles(v: &mut [f64]) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.95))
+}
+
+/// The camera `k` frames into its orbit over a plaza of half-size `half`: on a circle of half
+/// the plaza's half-size, 15 m up, looking 60 m ahead towards the centre and down at the
+/// ground; 60° vertical field of view, 16:9, far enough to see across the plaza.
+fn orbit(half: f32, k: u32) -> View {
+    let angle = k as f32 * 0.004;
+    let eye = Vec3::new(angle.cos(), 0.0, angle.sin()) * (0.5 * half) + Vec3::Y * 15.0;
+    let inward = Vec3::new(-eye.x, 0.0, -eye.z).normalize_or(Vec3::Z);
+    let target = Vec3::new(eye.x, 0.0, eye.z) + inward * 60.0;
+    let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);
+    let proj = glam::camera::rh::proj::directx::perspective(
+        60f32.to_radians(),
+        16.0 / 9.0,
+        0.1,
+        2.5 * half + 100.0,
+    );
+    View {
+        view_proj: proj * view,
+        eye,
+    }
+}
+
+fn open_bake(root: &Path) -> ThrongFile {
+    let path = root.join("bake/mannequin.throng");
+    if let Ok(file) = ThrongFile::open(&path) {
+        return file;
+    }
+    println!(
+        "baking {} (as `cargo run --release -- bake` would)",
+        path.display()
+    );
+    let recipe = Recipe::load(&root.join("bake/mannequin.toml")).expect("bake/mannequin.toml");
+    bake(&recipe, &BakeOptions::default())
+        .expect("bake")
+        .builder
+        .write(&recipe.output)
+        .expect("write the bake");
+    ThrongFile::open(&recipe.output).expect("open the bake")
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = open_bake(root);
+    let presets = LodPresets::builtin();
+    let counts: Vec<usize> = std::env::var("THRONG_BENCH_COUNTS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|c| c.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
+    println!(
+        "Crowd::update, {} rayon threads, {WARM_UP} warm-up + {FRAMES} frames at 1/60 s",
+        rayon::current_num_threads()
+    );
+    println!(
+        "{:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
+        "preset",
+        "agents",
+        "simulate ms",
+        "lod ms",
+        "total ms",
+        "drawn",
+        "stepped",
+        "written",
+        "allocs",
+        "first"
+    );
+    println!(
+        "{:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
+        "",
+        "",
+        "median  p95",
+        "median  p95",
+        "median  p95",
+        "median",
+        "median",
+        "median",
+        "/frame",
+        "frame ms"
+    );
+    let names: Vec<String> = std::env::var("THRONG_BENCH_PRESETS")
+        .ok()
+        .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
+        .unwrap_or_else(|| vec!["balanced".into(), "off".into()]);
+    for preset in &names {
+        let Some(policy) = presets.get(preset).cloned() else {
+            eprintln!(
+                "no preset '{preset}' (built in: {})",
+                presets.names().collect::<Vec<_>>().join(", ")
+            );
+            continue;
+        };
+        for &count in &counts {
+            let settings = CrowdSettings {
+                count,
+                seed: 1,
+                ..CrowdSettings::default()
+            };
+            let mut crowd = Crowd::new(&file, &settings, policy.clone()).expect("crowd");
+            let half = crowd.plaza_half_size();
+            let start = Instant::now();
+            crowd.update(&file, DT, &orbit(half, 0)).expect("update");
+            let first = start.elapsed().as_secs_f64() * 1e3;
+            crowd.clear_dirty();
+            for k in 1..WARM_UP {
+                crowd.update(&file, DT, &orbit(half, k)).expect("update");
+                crowd.clear_dirty();
+            }
+            let (mut sim, mut lod, mut total) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut drawn, mut stepped, mut written) = (Vec::new(), Vec::new(), Vec::new());
+            for v in [
+                &mut sim,
+                &mut lod,
+                &mut total,
+                &mut drawn,
+                &mut stepped,
+                &mut written,
+            ] {
+                v.reserve(FRAMES as usize);
+            }
+            let mut allocations = 0;
+            for k in WARM_UP..WARM_UP + FRAMES {
+                let view = orbit(half, k);
+                let before = ALLOCATIONS.load(Ordering::Relaxed);
+                let start = Instant::now();
+                let stats = crowd.update(&file, DT, &view).expect("update");
+                let seconds = start.elapsed().as_secs_f64();
+                allocations += ALLOCATIONS.load(Ordering::Relaxed) - before;
+                crowd.clear_dirty();
+                sim.push(stats.simulate_seconds * 1e3);
+                lod.push(stats.lod_seconds * 1e3);
+                total.push(seconds * 1e3);
+                drawn.push(stats.visible as f64);
+                stepped.push(stats.due as f64);
+                written.push(stats.written as f64);
+            }
+            let (s50, s95) = quantiles(&mut sim);
+            let (l50, l95) = quantiles(&mut lod);
+            let (t50, t95) = quantiles(&mut total);
+            println!(
+                "{preset:>10}  {count:>7}  {s50:>6.2} {s95:>6.2}  {l50:>6.2} {l95:>6.2}  {t50:>6.2} {t95:>6.2}  {:>8.0}  {:>8.0}  {:>8.0}  {:>7.2}  {first:>8.2}",
+                quantiles(&mut drawn).0,
+                quantiles(&mut stepped).0,
+                quantiles(&mut written).0,
+                allocations as f64 / f64::from(FRAMES)
+            );
+        }
+    }
+}
