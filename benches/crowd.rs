@@ -9,7 +9,11 @@
 //! (the slots `dirty()` holds, which the renderer uploads; it clears them every frame, as
 //! here), heap allocations per measured frame (all threads; 0 once warm is the goal), and the
 //! time of the very first update (every agent finds its LOD group then).
-//! The upload itself is the renderer's and is measured there.
+//! With a GPU adapter (Vulkan, else GL; lavapipe or llvmpipe without a GPU), each frame's
+//! changed records are also written to the renderer's instance buffer
+//! (`CrowdRenderer::upload`, as the demo does), and the upload time and the CPU side of the
+//! frame (update + upload) are printed; the frame is submitted (empty) and waited for outside
+//! the timed part. Without an adapter those columns say `-`.
 //!
 //! Run: `cargo bench --bench crowd`. THRONG_BENCH_COUNTS (e.g. `100000`) limits the counts;
 //! THRONG_BENCH_PRESETS (e.g. `balanced,aggressive`) chooses the presets.
@@ -25,6 +29,7 @@ use glam::Vec3;
 use throng::bake::{BakeOptions, Recipe, bake};
 use throng::crowd::{Crowd, CrowdSettings, LodPresets, View};
 use throng::format::ThrongFile;
+use throng::render::{BackendChoice, CrowdFrame, CrowdRenderer, Gpu, SkinningPath};
 
 /// Counts every allocation, on every thread: the bench runs one crowd at a time.
 struct Counting;
@@ -102,6 +107,15 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let file = open_bake(root);
     let presets = LodPresets::builtin();
+    let gpu = Gpu::new(BackendChoice::Auto)
+        .map_err(|e| eprintln!("no upload measured: {e}"))
+        .ok();
+    let mut renderer = gpu
+        .as_ref()
+        .map(|g| CrowdRenderer::new(g, &file, 1).expect("renderer"));
+    if let Some(g) = &gpu {
+        println!("uploads to {}", g.describe());
+    }
     let counts: Vec<usize> = std::env::var("THRONG_BENCH_COUNTS")
         .ok()
         .map(|v| v.split(',').filter_map(|c| c.trim().parse().ok()).collect())
@@ -111,12 +125,14 @@ fn main() {
         rayon::current_num_threads()
     );
     println!(
-        "{:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
+        "{:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
         "preset",
         "agents",
         "simulate ms",
         "lod ms",
-        "total ms",
+        "update ms",
+        "upload ms",
+        "CPU frame ms",
         "drawn",
         "stepped",
         "written",
@@ -124,9 +140,11 @@ fn main() {
         "first"
     );
     println!(
-        "{:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
+        "{:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
         "",
         "",
+        "median  p95",
+        "median  p95",
         "median  p95",
         "median  p95",
         "median  p95",
@@ -161,10 +179,27 @@ fn main() {
             let first = start.elapsed().as_secs_f64() * 1e3;
             crowd.clear_dirty();
             for k in 1..WARM_UP {
-                crowd.update(&file, DT, &orbit(half, k)).expect("update");
+                let view = orbit(half, k);
+                crowd.update(&file, DT, &view).expect("update");
+                // Warm the instance buffer too (its first write covers every record).
+                if let (Some(g), Some(r)) = (&gpu, renderer.as_mut()) {
+                    let frame = CrowdFrame {
+                        records: crowd.records(),
+                        dirty: crowd.dirty(),
+                        draws: crowd.draws(),
+                        slot_agent: crowd.slot_agent(),
+                    };
+                    r.upload(g, &file, &frame, view.view_proj, SkinningPath::Gpu, false)
+                        .expect("upload");
+                    g.queue.submit([]);
+                    g.device
+                        .poll(wgpu::PollType::wait_indefinitely())
+                        .expect("poll");
+                }
                 crowd.clear_dirty();
             }
             let (mut sim, mut lod, mut total) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut upload, mut frame_cpu) = (Vec::new(), Vec::new());
             let (mut drawn, mut stepped, mut written) = (Vec::new(), Vec::new(), Vec::new());
             for v in [
                 &mut sim,
@@ -184,6 +219,24 @@ fn main() {
                 let stats = crowd.update(&file, DT, &view).expect("update");
                 let seconds = start.elapsed().as_secs_f64();
                 allocations += ALLOCATIONS.load(Ordering::Relaxed) - before;
+                if let (Some(g), Some(r)) = (&gpu, renderer.as_mut()) {
+                    let frame = CrowdFrame {
+                        records: crowd.records(),
+                        dirty: crowd.dirty(),
+                        draws: crowd.draws(),
+                        slot_agent: crowd.slot_agent(),
+                    };
+                    let up = r
+                        .upload(g, &file, &frame, view.view_proj, SkinningPath::Gpu, false)
+                        .expect("upload");
+                    upload.push(up.upload_seconds * 1e3);
+                    frame_cpu.push((seconds + up.upload_seconds) * 1e3);
+                    // Flush the writes (not timed): the demo submits its frame here.
+                    g.queue.submit([]);
+                    g.device
+                        .poll(wgpu::PollType::wait_indefinitely())
+                        .expect("poll");
+                }
                 crowd.clear_dirty();
                 sim.push(stats.simulate_seconds * 1e3);
                 lod.push(stats.lod_seconds * 1e3);
@@ -195,8 +248,17 @@ fn main() {
             let (s50, s95) = quantiles(&mut sim);
             let (l50, l95) = quantiles(&mut lod);
             let (t50, t95) = quantiles(&mut total);
+            let pair = |v: &mut Vec<f64>| {
+                if v.is_empty() {
+                    format!("{:>13}", "-")
+                } else {
+                    let (a, b) = quantiles(v);
+                    format!("{a:>6.2} {b:>6.2}")
+                }
+            };
+            let (up, cpu) = (pair(&mut upload), pair(&mut frame_cpu));
             println!(
-                "{preset:>10}  {count:>7}  {s50:>6.2} {s95:>6.2}  {l50:>6.2} {l95:>6.2}  {t50:>6.2} {t95:>6.2}  {:>8.0}  {:>8.0}  {:>8.0}  {:>7.2}  {first:>8.2}",
+                "{preset:>10}  {count:>7}  {s50:>6.2} {s95:>6.2}  {l50:>6.2} {l95:>6.2}  {t50:>6.2} {t95:>6.2}  {up}  {cpu}  {:>8.0}  {:>8.0}  {:>8.0}  {:>7.2}  {first:>8.2}",
                 quantiles(&mut drawn).0,
                 quantiles(&mut stepped).0,
                 quantiles(&mut written).0,

@@ -211,6 +211,45 @@ fn balanced_lod_looks_like_no_lod() {
     assert!(d.changed < 0.01, "{} of pixels changed", d.changed);
 }
 
+/// The CPU path keeps each agent's skinned vertices and re-skins only the agents whose record
+/// changed (due, or moved between levels); after frames of walking, fading and LOD changes
+/// under `balanced`, its picture must still be the GPU path's.
+#[test]
+fn cpu_skinning_of_changed_agents_only_draws_what_gpu_skinning_draws() {
+    let dir = common::temp_dir("demo-cpu");
+    let file = bake(&dir);
+    let mut pictures = Vec::new();
+    for skinning in ["gpu", "cpu"] {
+        let png = dir.join(format!("{skinning}.png"));
+        let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_throng"))
+            .args(["demo", "--headless", "--bake"])
+            .arg(&file)
+            .args(["--count", "400", "--frames", "16", "--size", "480x270"])
+            .args([
+                "--skinning",
+                skinning,
+                "--backend",
+                "vulkan",
+                "--screenshot",
+            ])
+            .arg(&png));
+        if code != 0 && err.contains("adapter") && !required("vulkan") {
+            eprintln!("skipped: {err}");
+            return;
+        }
+        assert_eq!(code, 0, "{skinning}: {out}\n{err}");
+        assert!(out.contains(&format!("skinning: {skinning}")), "{out}");
+        pictures.push(image::open(&png).unwrap().to_rgba8());
+    }
+    let (d, _) = image_diff::compare(&pictures[0], &pictures[1]);
+    eprintln!("gpu vs cpu: {d:?}");
+    // As tests/render_gpu.rs's image parity: both paths compute the same matrices in f32, so
+    // a mean of at most 1/255 and at most 0.2% of pixels showing something else; a stale
+    // cached agent would show as a whole misplaced figure, far more.
+    assert!(d.mean <= 1.0 / 255.0, "mean difference {}", d.mean);
+    assert!(d.changed <= 0.002, "{} of pixels changed", d.changed);
+}
+
 #[test]
 fn bad_demo_arguments_are_named() {
     let dir = common::temp_dir("demo-bad");
