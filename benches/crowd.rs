@@ -85,6 +85,33 @@ fn orbit(half: f32, k: u32) -> View {
     }
 }
 
+/// Writes the crowd's changed records to the renderer's instance buffer (as the demo does)
+/// and returns the seconds it took; then submits and waits, untimed, so the writes are
+/// flushed. `None` without a GPU.
+fn upload(
+    gpu: &Option<Gpu>,
+    renderer: Option<&mut CrowdRenderer>,
+    file: &ThrongFile,
+    crowd: &Crowd,
+    view: &View,
+) -> Option<f64> {
+    let (g, r) = (gpu.as_ref()?, renderer?);
+    let frame = CrowdFrame {
+        records: crowd.records(),
+        dirty: crowd.dirty(),
+        draws: crowd.draws(),
+        slot_agent: crowd.slot_agent(),
+    };
+    let stats = r
+        .upload(g, file, &frame, view.view_proj, SkinningPath::Gpu, false)
+        .expect("upload");
+    g.queue.submit([]);
+    g.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    Some(stats.upload_seconds)
+}
+
 fn open_bake(root: &Path) -> ThrongFile {
     let path = root.join("bake/mannequin.throng");
     if let Ok(file) = ThrongFile::open(&path) {
@@ -182,24 +209,11 @@ fn main() {
                 let view = orbit(half, k);
                 crowd.update(&file, DT, &view).expect("update");
                 // Warm the instance buffer too (its first write covers every record).
-                if let (Some(g), Some(r)) = (&gpu, renderer.as_mut()) {
-                    let frame = CrowdFrame {
-                        records: crowd.records(),
-                        dirty: crowd.dirty(),
-                        draws: crowd.draws(),
-                        slot_agent: crowd.slot_agent(),
-                    };
-                    r.upload(g, &file, &frame, view.view_proj, SkinningPath::Gpu, false)
-                        .expect("upload");
-                    g.queue.submit([]);
-                    g.device
-                        .poll(wgpu::PollType::wait_indefinitely())
-                        .expect("poll");
-                }
+                upload(&gpu, renderer.as_mut(), &file, &crowd, &view);
                 crowd.clear_dirty();
             }
             let (mut sim, mut lod, mut total) = (Vec::new(), Vec::new(), Vec::new());
-            let (mut upload, mut frame_cpu) = (Vec::new(), Vec::new());
+            let (mut uploads, mut frame_cpu) = (Vec::new(), Vec::new());
             let (mut drawn, mut stepped, mut written) = (Vec::new(), Vec::new(), Vec::new());
             for v in [
                 &mut sim,
@@ -219,23 +233,9 @@ fn main() {
                 let stats = crowd.update(&file, DT, &view).expect("update");
                 let seconds = start.elapsed().as_secs_f64();
                 allocations += ALLOCATIONS.load(Ordering::Relaxed) - before;
-                if let (Some(g), Some(r)) = (&gpu, renderer.as_mut()) {
-                    let frame = CrowdFrame {
-                        records: crowd.records(),
-                        dirty: crowd.dirty(),
-                        draws: crowd.draws(),
-                        slot_agent: crowd.slot_agent(),
-                    };
-                    let up = r
-                        .upload(g, &file, &frame, view.view_proj, SkinningPath::Gpu, false)
-                        .expect("upload");
-                    upload.push(up.upload_seconds * 1e3);
-                    frame_cpu.push((seconds + up.upload_seconds) * 1e3);
-                    // Flush the writes (not timed): the demo submits its frame here.
-                    g.queue.submit([]);
-                    g.device
-                        .poll(wgpu::PollType::wait_indefinitely())
-                        .expect("poll");
+                if let Some(up) = upload(&gpu, renderer.as_mut(), &file, &crowd, &view) {
+                    uploads.push(up * 1e3);
+                    frame_cpu.push((seconds + up) * 1e3);
                 }
                 crowd.clear_dirty();
                 sim.push(stats.simulate_seconds * 1e3);
@@ -256,7 +256,7 @@ fn main() {
                     format!("{a:>6.2} {b:>6.2}")
                 }
             };
-            let (up, cpu) = (pair(&mut upload), pair(&mut frame_cpu));
+            let (up, cpu) = (pair(&mut uploads), pair(&mut frame_cpu));
             println!(
                 "{preset:>10}  {count:>7}  {s50:>6.2} {s95:>6.2}  {l50:>6.2} {l95:>6.2}  {t50:>6.2} {t95:>6.2}  {up}  {cpu}  {:>8.0}  {:>8.0}  {:>8.0}  {:>7.2}  {first:>8.2}",
                 quantiles(&mut drawn).0,

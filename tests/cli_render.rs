@@ -4,36 +4,16 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
 use common::throng;
 
 fn required(backend: &str) -> bool {
-    std::env::var("THRONG_REQUIRE_BACKENDS")
-        .unwrap_or_default()
-        .split(',')
-        .any(|b| b.trim() == backend)
-}
-
-/// A small f32 bake of the mannequin in a temp folder.
-fn bake(dir: &Path) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = dir.join("m.throng");
-    let (code, _, err) = throng(&[
-        "bake",
-        &root.join("bake/mannequin.toml").display().to_string(),
-        "-o",
-        &out.display().to_string(),
-        "-q",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    out
+    common::backend_required(backend)
 }
 
 #[test]
 fn render_writes_the_crowd_on_each_backend_and_path() {
     let dir = common::temp_dir("cli-render");
-    let file = bake(&dir);
+    let file = common::bake_default(&dir);
     let f = file.display().to_string();
     for (backend, skinning) in [("vulkan", "gpu"), ("gl", "gpu"), ("vulkan", "cpu")] {
         let png = dir.join(format!("{backend}-{skinning}.png"));
@@ -104,7 +84,7 @@ fn bad_render_arguments_are_named() {
         &d("missing.throng"),
     ]);
     assert!(code != 0 && err.contains("missing.throng"), "{err}");
-    let file = bake(&dir);
+    let file = common::bake_default(&dir);
     let (code, _, err) = throng(&[
         "render",
         "--out",

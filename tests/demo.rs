@@ -8,29 +8,18 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use throng::render::image_diff;
 
 fn required(backend: &str) -> bool {
-    std::env::var("THRONG_REQUIRE_BACKENDS")
-        .unwrap_or_default()
-        .split(',')
-        .any(|b| b.trim() == backend)
+    common::backend_required(backend)
 }
 
-/// The default bake, in a temp folder.
-fn bake(dir: &Path) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = dir.join("m.throng");
-    let (code, _, err) = common::throng(&[
-        "bake",
-        &root.join("bake/mannequin.toml").display().to_string(),
-        "-o",
-        &out.display().to_string(),
-        "-q",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    out
+/// The default bake, made once per test process.
+fn shared_bake() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| common::bake_default(&common::temp_dir("demo-bake")))
 }
 
 fn run(cmd: &mut Command) -> (i32, String, String) {
@@ -99,14 +88,14 @@ fn windowed_demo_runs_under_xvfb_and_its_screenshot_shows_the_crowd() {
         return;
     }
     let dir = common::temp_dir("demo-window");
-    let file = bake(&dir);
+    let file = shared_bake();
     for backend in ["vulkan", "gl"] {
         let png = dir.join(format!("window-{backend}.png"));
         let (code, out, err) = run(Command::new("xvfb-run")
             .args(["-a", "-s", "-screen 0 1024x768x24"])
             .arg(env!("CARGO_BIN_EXE_throng"))
             .args(["demo", "--bake"])
-            .arg(&file)
+            .arg(file)
             .args(["--count", "300", "--frames", "120", "--size", "640x360"])
             .args(["--no-vsync", "--backend", backend, "--screenshot"])
             .arg(&png));
@@ -137,14 +126,14 @@ fn windowed_demo_runs_under_xvfb_and_its_screenshot_shows_the_crowd() {
 #[test]
 fn without_a_display_the_demo_says_why_and_writes_a_picture() {
     let dir = common::temp_dir("demo-headless");
-    let file = bake(&dir);
+    let file = shared_bake();
     let png = dir.join("crowd.png");
     let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_throng"))
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .current_dir(&dir)
         .args(["demo", "--bake"])
-        .arg(&file)
+        .arg(file)
         .args(["--count", "200", "--frames", "4", "--size", "320x180"]));
     if code != 0 && err.contains("adapter") && !required("vulkan") && !required("gl") {
         eprintln!("skipped: {err}");
@@ -177,13 +166,13 @@ fn without_a_display_the_demo_says_why_and_writes_a_picture() {
 #[test]
 fn balanced_lod_looks_like_no_lod() {
     let dir = common::temp_dir("demo-lod");
-    let file = bake(&dir);
+    let file = shared_bake();
     let mut pictures = Vec::new();
     for lod in ["off", "balanced"] {
         let png = dir.join(format!("{lod}.png"));
         let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_throng"))
             .args(["demo", "--headless", "--bake"])
-            .arg(&file)
+            .arg(file)
             .args(["--count", "2000", "--frames", "8", "--size", "480x270"])
             .args(["--lod", lod, "--backend", "vulkan", "--screenshot"])
             .arg(&png));
@@ -217,13 +206,13 @@ fn balanced_lod_looks_like_no_lod() {
 #[test]
 fn cpu_skinning_of_changed_agents_only_draws_what_gpu_skinning_draws() {
     let dir = common::temp_dir("demo-cpu");
-    let file = bake(&dir);
+    let file = shared_bake();
     let mut pictures = Vec::new();
     for skinning in ["gpu", "cpu"] {
         let png = dir.join(format!("{skinning}.png"));
         let (code, out, err) = run(Command::new(env!("CARGO_BIN_EXE_throng"))
             .args(["demo", "--headless", "--bake"])
-            .arg(&file)
+            .arg(file)
             .args(["--count", "400", "--frames", "16", "--size", "480x270"])
             .args([
                 "--skinning",
@@ -252,8 +241,7 @@ fn cpu_skinning_of_changed_agents_only_draws_what_gpu_skinning_draws() {
 
 #[test]
 fn bad_demo_arguments_are_named() {
-    let dir = common::temp_dir("demo-bad");
-    let file = bake(&dir);
+    let file = shared_bake();
     let f = file.display().to_string();
     for (args, expect) in [
         (vec!["--lod", "fast"], "no LOD preset 'fast' (there are: "),

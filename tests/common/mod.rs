@@ -232,3 +232,27 @@ pub fn reseal(b: &mut [u8]) {
     let header = crc32fast::hash(&b[..60]);
     b[60..64].copy_from_slice(&header.to_le_bytes());
 }
+
+/// Whether `THRONG_REQUIRE_BACKENDS` (comma-separated, as CI sets `vulkan,gl`) names
+/// `backend`: a test needing it then fails instead of skipping when it is missing.
+pub fn backend_required(backend: &str) -> bool {
+    std::env::var("THRONG_REQUIRE_BACKENDS")
+        .unwrap_or_default()
+        .split(',')
+        .any(|b| b.trim() == backend)
+}
+
+/// The default recipe (bake/mannequin.toml) baked by `throng bake` into `dir/m.throng`.
+pub fn bake_default(dir: &Path) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join("m.throng");
+    let (code, _, err) = throng(&[
+        "bake",
+        &root.join("bake/mannequin.toml").display().to_string(),
+        "-o",
+        &out.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    out
+}
