@@ -45,11 +45,14 @@
 //!   (pure CPU).
 //! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
 //! - [`app`]: the crowd demo: a winit window with an egui panel, or a headless picture.
+//! - [`bench`]: the headless benchmark harness of `throng bench` and its report (table,
+//!   CSV/JSON, PNG plots).
 //! - [`cli`]: the `throng` command line (glue only).
 
 pub mod anim;
 pub mod app;
 pub mod bake;
+pub mod bench;
 pub mod character;
 pub mod cli;
 pub mod crowd;

@@ -1,0 +1,15 @@
+//! The headless benchmark harness of `throng bench` and its report.
+//!
+//! - `results`: what a run measured ([`Report`]: per case, per-frame times by phase as
+//!   median/p95/p99, the picture's difference from the LOD-off render, machine and settings).
+//! - `report`: writing a [`Report`] out: the stdout table with its comparison block, CSV,
+//!   JSON and two PNG plots (frame time by instance count, LOD speed against quality).
+//! - `error`: [`BenchError`].
+
+pub mod error;
+pub mod report;
+pub mod results;
+
+pub use error::BenchError;
+pub use report::{plot_frame_time, plot_lod_quality, table, write_all, write_csv, write_json};
+pub use results::{Adapter, Case, CaseResult, Machine, Quality, Report, Settings, Stat};

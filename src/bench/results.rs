@@ -1,0 +1,167 @@
+//! What `throng bench` measured: per case (backend, skinning path, LOD preset, instance
+//! count), the per-frame times by phase as median, 95th and 99th percentiles, the picture's
+//! difference from the LOD-off render, and the machine and settings they were measured with.
+
+use serde::{Deserialize, Serialize};
+
+/// Median, 95th and 99th percentile of per-frame values, milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stat {
+    /// Median.
+    pub median: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+impl Stat {
+    /// The statistics of `values` (sorted here; nearest-rank percentiles); zeros when empty.
+    pub fn of(values: &mut [f64]) -> Self {
+        if values.is_empty() {
+            return Self::default();
+        }
+        values.sort_by(f64::total_cmp);
+        let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+        Self {
+            median: at(0.5),
+            p95: at(0.95),
+            p99: at(0.99),
+        }
+    }
+}
+
+/// One combination of settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Case {
+    /// `vulkan` or `gl`.
+    pub backend: String,
+    /// `gpu` (baked, skinned in the vertex shader), `cpu` (baked, skinned on the CPU), `live`
+    /// (every visible agent evaluated through the animation pipeline each frame on the CPU,
+    /// joint matrices uploaded, skinned on the GPU) or `static` (the bind pose drawn
+    /// instanced: the floor animation cost is measured against).
+    pub skinning: String,
+    /// LOD preset name.
+    pub lod: String,
+    /// Agents.
+    pub instances: usize,
+}
+
+/// How the picture of a case differs from the `off` preset's picture of the same frames
+/// (same backend and skinning path): per pixel, the CIE76 colour difference ΔE*ab in CIELAB
+/// (about 2.3 is a just-noticeable difference).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    /// Mean ΔE over pixels and compared frames.
+    pub mean: f64,
+    /// 99th percentile of ΔE over pixels and compared frames.
+    pub p99: f64,
+    /// Fraction of pixels with ΔE above 10 (clearly another colour).
+    pub changed: f64,
+}
+
+/// What one case measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// The settings.
+    pub case: Case,
+    /// Measured frames (after warm-up).
+    pub frames: usize,
+    /// Agents drawn (not culled), median over frames.
+    pub drawn: f64,
+    /// Agents stepped per frame, median.
+    pub stepped: f64,
+    /// Crowd simulation (grid, steps, records).
+    pub simulate_ms: Stat,
+    /// Culling, LOD levels, schedule moves.
+    pub lod_ms: Stat,
+    /// Writing instance records, skinned vertices or live matrices to the GPU.
+    pub upload_ms: Stat,
+    /// Skinning vertices on the CPU (`cpu` path).
+    pub cpu_skin_ms: Stat,
+    /// Evaluating poses through the animation pipeline (`live` path).
+    pub live_ms: Stat,
+    /// The CPU side of a frame: the sum of the five above.
+    pub cpu_ms: Stat,
+    /// The GPU time of the crowd pass.
+    pub gpu_ms: Stat,
+    /// How `gpu_ms` was measured: `timestamps` (queries around the pass) or `wall` (submit
+    /// until the device finished).
+    pub gpu_timing: String,
+    /// Wall time of the whole frame, CPU and GPU.
+    pub frame_ms: Stat,
+    /// Difference from the `off` preset's picture (for presets other than `off`).
+    pub quality: Option<Quality>,
+    /// Why the case did not run, if it did not (e.g. a backend missing).
+    pub skipped: Option<String>,
+}
+
+/// The machine and software a report was measured on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// CPU model.
+    pub cpu: String,
+    /// Logical cores.
+    pub cores: usize,
+    /// Operating system.
+    pub os: String,
+    /// throng's version.
+    pub throng_version: String,
+    /// The git commit of the source, when known.
+    pub git_commit: Option<String>,
+    /// Per backend used: adapter name, driver and driver info.
+    pub adapters: Vec<Adapter>,
+}
+
+/// One adapter.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Adapter {
+    /// `vulkan` or `gl`.
+    pub backend: String,
+    /// Adapter name.
+    pub name: String,
+    /// Driver name.
+    pub driver: String,
+    /// Driver version and details.
+    pub driver_info: String,
+}
+
+/// The settings a report was run with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The bake.
+    pub bake: String,
+    /// Instance counts.
+    pub instances: Vec<usize>,
+    /// LOD presets.
+    pub lods: Vec<String>,
+    /// Skinning paths.
+    pub skinning: Vec<String>,
+    /// Backends.
+    pub backends: Vec<String>,
+    /// Measured frames per case.
+    pub frames: usize,
+    /// Warm-up frames per case.
+    pub warmup: usize,
+    /// Image size, pixels.
+    pub size: (u32, u32),
+    /// Seed of the scene.
+    pub seed: u64,
+    /// Simulated seconds per frame.
+    pub dt: f32,
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// When it ran (RFC 3339, UTC).
+    pub date: String,
+    /// The command line that produced it.
+    pub command: String,
+    /// Settings.
+    pub settings: Settings,
+    /// Machine.
+    pub machine: Machine,
+    /// One entry per case, in run order.
+    pub results: Vec<CaseResult>,
+}
