@@ -1,13 +1,29 @@
-//! Errors of `throng bench`: report files that cannot be written or drawn. Every message names
-//! the file and what went wrong.
+//! Errors of `throng bench`: settings that name nothing, a bake or device that fails, a live
+//! baseline that cannot load its characters, report files that cannot be written or drawn.
+//! Every message names the file and what went wrong.
 
 use std::path::PathBuf;
 
 use thiserror::Error;
 
-/// Why a benchmark report could not be written.
+/// Why a benchmark could not run or its report could not be written.
 #[derive(Debug, Error)]
 pub enum BenchError {
+    /// A preset, path or other setting names nothing.
+    #[error("{0}")]
+    Settings(String),
+    /// The live baseline cannot evaluate this bake's characters.
+    #[error("live baseline: {0}")]
+    Live(String),
+    /// The bake could not be read.
+    #[error(transparent)]
+    Format(#[from] crate::format::FormatError),
+    /// The crowd could not be built.
+    #[error(transparent)]
+    Crowd(#[from] crate::crowd::CrowdError),
+    /// Rendering failed.
+    #[error(transparent)]
+    Render(#[from] crate::render::RenderError),
     /// A file or folder could not be created, written, flushed or renamed into place.
     #[error("{}: {what}: {source}", path.display())]
     Io {

@@ -2,14 +2,25 @@
 //!
 //! - `results`: what a run measured ([`Report`]: per case, per-frame times by phase as
 //!   median/p95/p99, the picture's difference from the LOD-off render, machine and settings).
+//! - `run`: running every case (backend × instances × skinning path × LOD preset) headless on
+//!   the same seeded crowd and camera path, measuring each frame by phase.
+//! - `live`: the live baseline: every visible agent evaluated through the animation pipeline
+//!   each frame, its matrices uploaded and skinned by the same shader.
+//! - `quality`: picture differences as CIE76 ΔE.
+//! - `machine`: the CPU, OS, version and commit a report was measured on.
 //! - `report`: writing a [`Report`] out: the stdout table with its comparison block, CSV,
 //!   JSON and two PNG plots (frame time by instance count, LOD speed against quality).
 //! - `error`: [`BenchError`].
 
 pub mod error;
+pub mod live;
+pub mod machine;
+pub mod quality;
 pub mod report;
 pub mod results;
+pub mod run;
 
 pub use error::BenchError;
 pub use report::{plot_frame_time, plot_lod_quality, table, write_all, write_csv, write_json};
 pub use results::{Adapter, Case, CaseResult, Machine, Quality, Report, Settings, Stat};
+pub use run::{BenchOptions, PATHS, cases, run};

@@ -1,6 +1,7 @@
 //! The `throng` command line: argument parsing and glue between the library modules.
 
 mod bake;
+mod bench;
 mod demo;
 mod export_texture;
 mod inspect;
@@ -39,6 +40,9 @@ enum Command {
     /// Bake a recipe (or a bare glTF model) into a .throng file: bone-matrix texture, clips and
     /// states, events, bounds, LOD meshes.
     Bake(bake::Args),
+    /// Measure frame time and picture quality per LOD preset, skinning path (baked GPU, CPU,
+    /// live evaluation, static), instance count and backend, headless; table, CSV, JSON, plots.
+    Bench(bench::Args),
     /// Write the bone-matrix texels of a .throng file as an image (.exr floats or .png preview).
     ExportTexture(export_texture::Args),
     /// Print a model's joint tree, clips, meshes and import warnings, or what a .throng file
@@ -111,6 +115,7 @@ pub fn run() -> Result<()> {
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Play(args)) => play::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
         None => demo::run(&demo::Args::default()),
     }
 }

@@ -42,6 +42,9 @@ pub enum SkinningPath {
     Gpu,
     /// On the CPU (rayon), into a vertex buffer drawn unskinned.
     Cpu,
+    /// In the vertex shader, from joint matrices the CPU evaluated this frame and wrote with
+    /// [`CrowdRenderer::upload_live`] (the live baseline `throng bench` measures against).
+    Live,
 }
 
 impl SkinningPath {
@@ -50,6 +53,7 @@ impl SkinningPath {
         match self {
             Self::Gpu => "gpu",
             Self::Cpu => "cpu",
+            Self::Live => "live",
         }
     }
 }
@@ -148,6 +152,17 @@ pub struct CrowdRenderer {
     samples: u32,
     format: wgpu::TextureFormat,
     timer: Option<Timer>,
+    /// The live path's matrices: an rgba32f texture laid out like the bake's texels, and its
+    /// bind group (made on first use, grown as needed).
+    live: Option<LiveTexels>,
+    texel_bgl: wgpu::BindGroupLayout,
+}
+
+/// Joint matrices evaluated on the CPU, on the GPU.
+struct LiveTexels {
+    texture: wgpu::Texture,
+    layout: TexelLayout,
+    group: wgpu::BindGroup,
 }
 
 /// An agent the CPU path skins this frame: character, LOD level, pose.
@@ -714,6 +729,8 @@ impl CrowdRenderer {
             record_scratch: Vec::new(),
             samples,
             format: target_format,
+            live: None,
+            texel_bgl,
             timer: gpu.timestamps.then(|| Timer {
                 queries: device.create_query_set(&wgpu::QuerySetDescriptor {
                     label: Some("crowd pass time"),
@@ -984,6 +1001,96 @@ impl CrowdRenderer {
         Ok(stats)
     }
 
+    /// Writes joint matrices evaluated on the CPU for the live path: `rows` holds three texels
+    /// (the rows of a 3x4 matrix) per matrix, linearly, as the bake's texels; an instance
+    /// drawn on [`SkinningPath::Live`] names its first matrix in its record's frame bases.
+    /// Returns the seconds the write took.
+    ///
+    /// # Errors
+    /// [`RenderError::Unsupported`] when that many matrices do not fit the device's texture
+    /// limits.
+    pub fn upload_live(&mut self, gpu: &Gpu, rows: &[[f32; 4]]) -> Result<f64, RenderError> {
+        let count = rows.len() as u64;
+        if self
+            .live
+            .as_ref()
+            .is_none_or(|l| l.layout.capacity() < count)
+        {
+            let l = &gpu.limits;
+            // Room for twice as many, so a growing crowd does not remake it every frame.
+            let layout = TexelLayout::choose(
+                (count * 2).max(3),
+                l.max_texture_dimension_2d,
+                l.max_texture_array_layers,
+            )
+            .ok_or_else(|| RenderError::Unsupported {
+                file: "live matrices".into(),
+                what: format!(
+                    "{count} texels do not fit a {}x{} texture of {} layers",
+                    l.max_texture_dimension_2d,
+                    l.max_texture_dimension_2d,
+                    l.max_texture_array_layers
+                ),
+            })?;
+            let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("live matrices"),
+                size: wgpu::Extent3d {
+                    width: layout.width,
+                    height: layout.height,
+                    // As for the bake's texels: GL reads a one-layer array as zeros.
+                    depth_or_array_layers: layout.layers.max(2),
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            });
+            let view = texture.create_view(&wgpu::TextureViewDescriptor {
+                dimension: Some(wgpu::TextureViewDimension::D2Array),
+                ..Default::default()
+            });
+            let uniform = gpu
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("live texel layout"),
+                    contents: bytemuck::cast_slice(&layout.uniform()),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("live matrices"),
+                layout: &self.texel_bgl,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::TextureView(&view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: uniform.as_entire_binding(),
+                    },
+                ],
+            });
+            self.live = Some(LiveTexels {
+                texture,
+                layout,
+                group,
+            });
+        }
+        let start = std::time::Instant::now();
+        if let Some(live) = &self.live {
+            write_texels(
+                gpu,
+                &live.texture,
+                live.layout,
+                bytemuck::cast_slice(rows),
+                16,
+            );
+        }
+        Ok(start.elapsed().as_secs_f64())
+    }
+
     /// The CPU path's part of [`CrowdRenderer::upload`].
     fn skin_on_cpu(
         &mut self,
@@ -1155,12 +1262,16 @@ impl CrowdRenderer {
                     .get((d.character * self.levels + level) as usize)
                     .map_or(&[][..], |p| &p[..])
             };
-            if static_pose || path == SkinningPath::Gpu {
+            if static_pose || path != SkinningPath::Cpu {
                 if static_pose {
                     pass.set_pipeline(&self.unskinned_bind);
                 } else {
                     pass.set_pipeline(&self.skinned);
-                    pass.set_bind_group(0, &self.texels, &[]);
+                    let texels = match (&self.live, path) {
+                        (Some(live), SkinningPath::Live) => &live.group,
+                        _ => &self.texels,
+                    };
+                    pass.set_bind_group(0, texels, &[]);
                 }
                 for d in frame.draws {
                     for &(mi, _) in parts_of(d) {
@@ -1260,45 +1371,65 @@ fn image_view(gpu: &Gpu, width: u32, height: u32, rgba: &[u8]) -> wgpu::TextureV
 /// Writes the file's texels into `texture`, layer by layer, in place from the mapped file
 /// (the last layer's tail is padded with zeros).
 fn upload_texels(gpu: &Gpu, texture: &wgpu::Texture, layout: TexelLayout, file: &ThrongFile) {
-    let texels = file.texels();
-    let bytes = texels.bytes();
-    let texel = file.format().texel_size();
-    let layer_bytes = layout.width as usize * layout.height as usize * texel;
-    for layer in 0..layout.layers {
-        let start = layer as usize * layer_bytes;
-        if start >= bytes.len() {
-            break;
-        }
-        let end = (start + layer_bytes).min(bytes.len());
-        let data: Cow<[u8]> = if end - start == layer_bytes {
-            Cow::Borrowed(&bytes[start..end])
-        } else {
-            let mut padded = bytes[start..end].to_vec();
-            padded.resize(layer_bytes, 0);
-            Cow::Owned(padded)
-        };
+    write_texels(
+        gpu,
+        texture,
+        layout,
+        file.texels().bytes(),
+        file.format().texel_size(),
+    );
+}
+
+/// Writes linear texels (`texel` bytes each) into `texture` laid out as `layout`: whole rows
+/// straight from `bytes`, layer by layer, and a last partial row padded with zeros. Rows past
+/// the data are left as they are.
+fn write_texels(
+    gpu: &Gpu,
+    texture: &wgpu::Texture,
+    layout: TexelLayout,
+    bytes: &[u8],
+    texel: usize,
+) {
+    let row_bytes = layout.width as usize * texel;
+    let layer_rows = layout.height as usize;
+    let write = |row: usize, data: &[u8], rows: usize| {
+        let (layer, y) = (row / layer_rows, row % layer_rows);
         gpu.queue.write_texture(
             wgpu::TexelCopyTextureInfo {
                 texture,
                 mip_level: 0,
                 origin: wgpu::Origin3d {
                     x: 0,
-                    y: 0,
-                    z: layer,
+                    y: y as u32,
+                    z: layer as u32,
                 },
                 aspect: wgpu::TextureAspect::All,
             },
-            &data,
+            data,
             wgpu::TexelCopyBufferLayout {
                 offset: 0,
-                bytes_per_row: Some(layout.width * texel as u32),
-                rows_per_image: Some(layout.height),
+                bytes_per_row: Some(row_bytes as u32),
+                rows_per_image: Some(rows as u32),
             },
             wgpu::Extent3d {
                 width: layout.width,
-                height: layout.height,
+                height: rows as u32,
                 depth_or_array_layers: 1,
             },
         );
+    };
+    let whole = bytes.len() / row_bytes;
+    // Whole rows, one write per layer (a write cannot cross layers here).
+    let mut row = 0;
+    while row < whole {
+        let rows = (layer_rows - row % layer_rows).min(whole - row);
+        write(row, &bytes[row * row_bytes..(row + rows) * row_bytes], rows);
+        row += rows;
+    }
+    let tail = &bytes[whole * row_bytes..];
+    if !tail.is_empty() {
+        let mut padded = tail.to_vec();
+        padded.resize(row_bytes, 0);
+        write(whole, &padded, 1);
     }
 }

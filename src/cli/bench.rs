@@ -1,0 +1,160 @@
+//! `throng bench`: frame time and picture quality per LOD preset, skinning path, instance count
+//! and backend, headless, with a table, CSV, JSON and plots.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use super::render::{default_bake, parse_size};
+use crate::bench::report::{table, write_all};
+use crate::bench::run::{BenchOptions, PATHS, cases, run as run_bench};
+use crate::crowd::LodPresets;
+use crate::format::ThrongFile;
+use crate::render::BackendChoice;
+
+/// Arguments of `throng bench`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Every combination of --backend, --instances, --skinning and --lod runs \
+headless on the same seeded crowd and camera path: --warmup frames, then --frames measured \
+frames at 1/60 s of simulated time each. Per frame: CPU time by phase (simulation, LOD and \
+culling, upload, CPU skinning, live evaluation), GPU time (timestamp queries, or wall time \
+around submit and wait where there are none) and the whole frame; median, p95 and p99. \
+Skinning paths: gpu (baked, vertex shader), cpu (baked, skinned on the CPU), live (every \
+visible agent evaluated through the animation pipeline each frame, matrices uploaded: the \
+baseline general engines use), static (the bind pose: the floor). Each LOD preset's last frame \
+is compared with the `off` preset's (mean and p99 CIE76 ΔE).\n\
+Writes DIR/results.csv, DIR/results.json, DIR/frame_time.png, DIR/lod_quality.png, and each \
+case's last frame in DIR/pictures/.\n\
+Example: throng bench --instances 1000,10000 --backend vulkan,gl --out bench-out"
+)]
+pub struct Args {
+    /// The baked file (default: bake/mannequin.throng, baked first from bake/mannequin.toml
+    /// if missing or out of date).
+    #[arg(long, value_name = "FILE")]
+    bake: Option<PathBuf>,
+    /// The recipe the bake was made from, whose character files the live baseline evaluates
+    /// (default: the one recorded in the bake).
+    #[arg(long, value_name = "FILE")]
+    recipe: Option<PathBuf>,
+    /// A TOML file of LOD presets (default: the built-in assets/lod.toml).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Instance counts, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
+    instances: Vec<usize>,
+    /// LOD presets, comma-separated (`off` runs first: the others are compared with it).
+    #[arg(long, value_delimiter = ',', default_value = "off,balanced,aggressive")]
+    lod: Vec<String>,
+    /// Skinning paths, comma-separated: gpu, cpu, live, static.
+    #[arg(long, value_delimiter = ',', default_value = "gpu,cpu,live,static")]
+    skinning: Vec<String>,
+    /// Backends, comma-separated: vulkan, gl.
+    #[arg(long, value_delimiter = ',', default_value = "vulkan,gl")]
+    backend: Vec<String>,
+    /// Measured frames per case.
+    #[arg(long, default_value_t = 30)]
+    frames: usize,
+    /// Warm-up frames per case (not measured).
+    #[arg(long, default_value_t = 5)]
+    warmup: usize,
+    /// Image size, WIDTHxHEIGHT pixels.
+    #[arg(long, default_value = "960x540", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Seed of the crowd.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Folder for results.csv, results.json and the plots.
+    #[arg(long, default_value = "bench-out")]
+    out: PathBuf,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn backend(name: &str) -> Result<BackendChoice> {
+    Ok(match name.trim() {
+        "vulkan" => BackendChoice::Vulkan,
+        "gl" => BackendChoice::Gl,
+        other => bail!("--backend {other}: give vulkan, gl or both (vulkan,gl)"),
+    })
+}
+
+/// The recipe recorded in `bake`, if it names one that exists.
+fn recorded_recipe(bake: &Path) -> Option<PathBuf> {
+    let file = ThrongFile::open(bake).ok()?;
+    let path = PathBuf::from(&file.metadata().recipe_path);
+    path.is_file().then_some(path)
+}
+
+pub(super) fn run(args: &Args) -> Result<()> {
+    if args.frames == 0 {
+        bail!("--frames 0: measure at least one frame");
+    }
+    if args.instances.is_empty() || args.instances.contains(&0) {
+        bail!("--instances: give positive counts, e.g. 1000,10000");
+    }
+    if let Some(s) = args.skinning.iter().find(|s| !PATHS.contains(&s.as_str())) {
+        bail!("--skinning {s}: give some of {}", PATHS.join(", "));
+    }
+    let backends = args
+        .backend
+        .iter()
+        .map(|b| backend(b))
+        .collect::<Result<Vec<_>>>()?;
+    let presets = match &args.config {
+        Some(p) => LodPresets::load(p)?,
+        None => LodPresets::builtin(),
+    };
+    if let Some(l) = args.lod.iter().find(|l| presets.get(l).is_none()) {
+        bail!(
+            "--lod {l}: no such preset (there are: {})",
+            presets.names().collect::<Vec<_>>().join(", ")
+        );
+    }
+    let bake = match &args.bake {
+        Some(p) => p.clone(),
+        None => default_bake(args.quiet)?,
+    };
+    let recipe = args.recipe.clone().or_else(|| recorded_recipe(&bake));
+    let options = BenchOptions {
+        bake,
+        recipe,
+        presets,
+        instances: args.instances.clone(),
+        lods: args.lod.clone(),
+        skinning: args.skinning.clone(),
+        backends,
+        frames: args.frames,
+        warmup: args.warmup,
+        size: args.size,
+        seed: args.seed,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        pictures: Some(args.out.join("pictures")),
+    };
+    let total_cases = cases(&options).len();
+    let per_case = (options.frames + options.warmup) as u64;
+    let bar = if args.quiet || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(total_cases as u64 * per_case)
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] case {msg} ({eta} left)",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let report = run_bench(&options, &mut |case, frame| {
+        bar.set_message(format!("{case}/{total_cases}"));
+        bar.set_position((case.saturating_sub(1) as u64) * per_case + frame as u64);
+    })
+    .with_context(|| format!("benchmarking {}", options.bake.display()))?;
+    bar.finish_and_clear();
+    print!("{}", table(&report));
+    let written = write_all(&report, &args.out)?;
+    for p in written {
+        println!("wrote {}", p.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,106 @@
+//! A bounded smoke run of `throng bench`: every skinning path and two LOD presets at two small
+//! counts on both backends, a few frames each; the table, CSV, JSON, plots and pictures it
+//! writes, and the live baseline drawing what the baked path draws. Backends missing here
+//! skip (as skipped cases in the report) unless `THRONG_REQUIRE_BACKENDS` names them.
+
+mod common;
+
+use throng::bench::Report;
+use throng::render::image_diff;
+
+#[test]
+fn a_small_bench_writes_its_report_and_the_live_baseline_draws_the_bake() {
+    let dir = common::temp_dir("bench-smoke");
+    let file = common::bake_default(&dir);
+    let out = dir.join("out");
+    let (code, stdout, err) = common::throng(&[
+        "bench",
+        "--bake",
+        &file.display().to_string(),
+        "--instances",
+        "60,120",
+        "--frames",
+        "2",
+        "--warmup",
+        "1",
+        "--size",
+        "160x90",
+        "--lod",
+        "off,balanced",
+        "--backend",
+        "vulkan,gl",
+        "--out",
+        &out.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{err}");
+    for part in ["baked gpu vs live", "animation cost", "wrote "] {
+        assert!(stdout.contains(part), "missing {part:?} in:\n{stdout}");
+    }
+    let report: Report =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    // 2 backends × 2 counts × 4 paths × 2 presets.
+    assert_eq!(report.results.len(), 32);
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 33, "{csv}");
+    for png in ["frame_time.png", "lod_quality.png"] {
+        let image = image::open(out.join(png)).unwrap();
+        assert!(image.width() >= 400, "{png}");
+    }
+    for r in &report.results {
+        if let Some(why) = &r.skipped {
+            assert!(
+                !common::backend_required(&r.case.backend),
+                "{:?} skipped: {why}",
+                r.case
+            );
+            continue;
+        }
+        assert_eq!(r.frames, 2, "{:?}", r.case);
+        assert!(r.frame_ms.median > 0.0 && r.drawn > 0.0, "{r:?}");
+        assert!(
+            r.cpu_ms.median >= r.simulate_ms.median,
+            "the CPU total includes the simulation: {r:?}"
+        );
+        match r.case.skinning.as_str() {
+            "live" => assert!(r.live_ms.median > 0.0, "{r:?}"),
+            "cpu" => assert!(r.cpu_skin_ms.median > 0.0, "{r:?}"),
+            _ => assert_eq!(r.live_ms.median + r.cpu_skin_ms.median, 0.0, "{r:?}"),
+        }
+        assert_eq!(r.quality.is_some(), r.case.lod != "off", "{:?}", r.case);
+        // The live baseline evaluates the same animations exactly at each agent's time; the
+        // bake interpolates between frames 1/30 s apart (within 0.5% of the height by the
+        // recipe's budget), so edges may move by a pixel: at most 1% of pixels differ.
+        if r.case.skinning == "live" {
+            let name = |path: &str| {
+                out.join("pictures").join(format!(
+                    "{}-{path}-{}-{}.png",
+                    r.case.backend, r.case.lod, r.case.instances
+                ))
+            };
+            let live = image::open(name("live")).unwrap().to_rgba8();
+            let baked = image::open(name("gpu")).unwrap().to_rgba8();
+            let (d, _) = image_diff::compare(&live, &baked);
+            assert!(d.changed < 0.01, "{:?}: {d:?}", r.case);
+        }
+    }
+}
+
+#[test]
+fn bad_bench_arguments_are_named() {
+    for (args, expect) in [
+        (vec!["--skinning", "magic"], "--skinning magic: give some of gpu, cpu, live, static"),
+        (vec!["--lod", "fast"], "--lod fast: no such preset"),
+        (vec!["--backend", "metal"], "--backend metal: give vulkan, gl"),
+        (vec!["--frames", "0"], "--frames 0"),
+        (vec!["--instances", "0"], "--instances: give positive counts"),
+        (vec!["--bake", "/nonexistent/x.throng"], "/nonexistent/x.throng"),
+    ] {
+        let mut all = vec!["bench", "-q"];
+        all.extend(args.iter().copied());
+        let (code, _, err) = common::throng(&all);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(expect), "{args:?}: missing {expect:?} in {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
