@@ -89,18 +89,33 @@ fn a_small_bench_writes_its_report_and_the_live_baseline_draws_the_bake() {
 #[test]
 fn bad_bench_arguments_are_named() {
     for (args, expect) in [
-        (vec!["--skinning", "magic"], "--skinning magic: give some of gpu, cpu, live, static"),
+        (
+            vec!["--skinning", "magic"],
+            "--skinning magic: give some of gpu, cpu, live, static",
+        ),
         (vec!["--lod", "fast"], "--lod fast: no such preset"),
-        (vec!["--backend", "metal"], "--backend metal: give vulkan, gl"),
+        (
+            vec!["--backend", "metal"],
+            "--backend metal: give vulkan, gl",
+        ),
         (vec!["--frames", "0"], "--frames 0"),
-        (vec!["--instances", "0"], "--instances: give positive counts"),
-        (vec!["--bake", "/nonexistent/x.throng"], "/nonexistent/x.throng"),
+        (
+            vec!["--instances", "0"],
+            "--instances: give positive counts",
+        ),
+        (
+            vec!["--bake", "/nonexistent/x.throng"],
+            "/nonexistent/x.throng",
+        ),
     ] {
         let mut all = vec!["bench", "-q"];
         all.extend(args.iter().copied());
         let (code, _, err) = common::throng(&all);
         assert_eq!(code, 1, "{args:?}: {err}");
-        assert!(err.contains(expect), "{args:?}: missing {expect:?} in {err}");
+        assert!(
+            err.contains(expect),
+            "{args:?}: missing {expect:?} in {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
     }
 }
