@@ -36,7 +36,19 @@ pub fn describe() -> Machine {
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty());
+        .filter(|s| !s.is_empty())
+        .map(|commit| {
+            // A tree with uncommitted changes is not that commit.
+            let dirty = Command::new("git")
+                .args(["-C", env!("CARGO_MANIFEST_DIR"), "status", "--porcelain"])
+                .output()
+                .is_ok_and(|o| !o.stdout.is_empty());
+            if dirty {
+                format!("{commit}+dirty")
+            } else {
+                commit
+            }
+        });
     Machine {
         cpu,
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),

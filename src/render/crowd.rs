@@ -318,22 +318,7 @@ impl CrowdRenderer {
             TexelFormat::Rgba32F => wgpu::TextureFormat::Rgba32Float,
             TexelFormat::Rgba16F => wgpu::TextureFormat::Rgba16Float,
         };
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("bone texels"),
-            size: wgpu::Extent3d {
-                width: layout.width,
-                height: layout.height,
-                // wgpu's GL backend makes a one-layer texture a plain 2D texture, which a
-                // texture_2d_array binding then reads as zeros: always allocate two or more.
-                depth_or_array_layers: layout.layers.max(2),
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
+        let texture = texel_texture(device, layout, format, "bone texels");
         if fits {
             upload_texels(gpu, &texture, layout, file);
         }
@@ -1032,21 +1017,12 @@ impl CrowdRenderer {
                     l.max_texture_array_layers
                 ),
             })?;
-            let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("live matrices"),
-                size: wgpu::Extent3d {
-                    width: layout.width,
-                    height: layout.height,
-                    // As for the bake's texels: GL reads a one-layer array as zeros.
-                    depth_or_array_layers: layout.layers.max(2),
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba32Float,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            });
+            let texture = texel_texture(
+                &gpu.device,
+                layout,
+                wgpu::TextureFormat::Rgba32Float,
+                "live matrices",
+            );
             let view = texture.create_view(&wgpu::TextureViewDescriptor {
                 dimension: Some(wgpu::TextureViewDimension::D2Array),
                 ..Default::default()
@@ -1366,6 +1342,31 @@ fn image_view(gpu: &Gpu, width: u32, height: u32, rgba: &[u8]) -> wgpu::TextureV
         rgba,
     );
     texture.create_view(&Default::default())
+}
+
+/// A 2D array texture for texels laid out as `layout`.
+fn texel_texture(
+    device: &wgpu::Device,
+    layout: TexelLayout,
+    format: wgpu::TextureFormat,
+    label: &str,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: layout.width,
+            height: layout.height,
+            // wgpu's GL backend makes a one-layer texture a plain 2D texture, which a
+            // texture_2d_array binding then reads as zeros: always allocate two or more.
+            depth_or_array_layers: layout.layers.max(2),
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    })
 }
 
 /// Writes the file's texels into `texture`, layer by layer, in place from the mapped file
