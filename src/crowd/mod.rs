@@ -9,6 +9,7 @@
 //! - `schedule`: slots in buckets per character, LOD level and update phase: one draw range
 //!   per (character, level), one contiguous due run per group and frame, dirty ranges.
 //! - `agent`, `sim`: agents, their behaviour and the parallel, deterministic step.
+//! - `rng`: the small deterministic generator agents (and `render::scene`) draw from.
 //! - `crowd`: [`Crowd`], tying it together: update, records, draws, dirty ranges, stats.
 
 pub mod agent;
@@ -21,7 +22,7 @@ pub mod grid;
 pub mod lod;
 pub mod palette;
 pub mod record;
-mod rng;
+pub mod rng;
 pub mod schedule;
 pub mod sim;
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! A small deterministic generator (xorshift64*) for agents: each agent carries its own, seeded
+//! A small deterministic generator (xorshift64*), for agents and the test scene of
+//! `render::scene`. Each agent carries its own, seeded
 //! from the crowd's seed and its index, so its draws depend on nothing else (not on other
 //! agents, nor on how rayon schedules the step).
 
@@ -18,6 +19,12 @@ impl Rng {
     /// A generator for `seed`.
     pub fn new(seed: u64) -> Self {
         Self(mix(seed) | 1)
+    }
+
+    /// A generator starting from `state` as it is (made odd, so it is never zero): for
+    /// callers with their own seeding.
+    pub fn from_state(state: u64) -> Self {
+        Self(state | 1)
     }
 
     /// The generator of agent `index` of a crowd seeded with `seed`.

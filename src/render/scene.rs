@@ -8,6 +8,7 @@ use crate::format::ThrongFile;
 
 pub use crate::crowd::record::FramePose;
 use crate::crowd::record::{InstanceRecord, frame_pose_of, rgba8};
+use crate::crowd::rng::Rng;
 
 /// One character to draw.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,26 +58,10 @@ pub fn record(agent: &Agent, pose: &FramePose) -> InstanceRecord {
     )
 }
 
-/// A small deterministic generator (xorshift64*), so a seed always gives the same scene.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n.max(1))) as u32
-    }
+/// Uniform in 0..n (0 for n = 0) by remainder: the draw this scene has always made, so that a
+/// seed keeps giving the same scene (and the reference images stay valid).
+fn below(rng: &mut Rng, n: u32) -> u32 {
+    (rng.next_u64() % u64::from(n.max(1))) as u32
 }
 
 /// Distance between neighbouring agents, metres.
@@ -86,7 +71,8 @@ pub const SPACING: f32 = 1.6;
 /// origin, with headings, tints, animations, times and (for about a third) cross-fades from
 /// `seed`, `time` seconds into the scene.
 pub fn agents(file: &ThrongFile, count: usize, seed: u64, time: f32) -> Vec<Agent> {
-    let mut rng = Rng::new(seed);
+    // The crowd's generator, seeded as this scene always was.
+    let mut rng = Rng::from_state(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let side = (count as f32).sqrt().ceil().max(1.0) as usize;
     let chars = file.characters();
     (0..count)
@@ -109,13 +95,17 @@ pub fn agents(file: &ThrongFile, count: usize, seed: u64, time: f32) -> Vec<Agen
                 0.6 + 0.4 * rng.unit(),
                 1.0,
             ];
-            let pick = |r: &mut Rng| c.first_anim + r.below(c.anim_count);
+            let pick = |r: &mut Rng| c.first_anim + below(r, c.anim_count);
             let anim_a = pick(&mut rng);
             let anim_b = pick(&mut rng);
             let duration = |a: u32| file.anims()[a as usize].duration.max(1e-3);
             let time_a = time + rng.unit() * duration(anim_a);
             let time_b = time + rng.unit() * duration(anim_b);
-            let fade = if rng.below(3) == 0 { rng.unit() } else { 0.0 };
+            let fade = if below(&mut rng, 3) == 0 {
+                rng.unit()
+            } else {
+                0.0
+            };
             Agent {
                 character: ci as u32,
                 position,
