@@ -20,3 +20,8 @@ pub use error::FormatError;
 pub use metadata::{InputFile, Metadata};
 pub use reader::{MAX_JOINTS, Texels, ThrongFile};
 pub use records::TexelFormat;
+
+/// Texels per joint matrix in the bone-matrix texture: the three rows of the affine 3×4
+/// matrix, one RGBA texel each (docs/FORMAT.md). Every texel offset of a matrix is a
+/// multiple of it; reader, baker, renderer and bench all count with this one constant.
+pub const TEXELS_PER_MATRIX: u32 = 3;
