@@ -29,6 +29,28 @@ pub fn shared_asset(name: &str) -> Option<PathBuf> {
     None
 }
 
+/// The built-in mannequin, generated and imported.
+pub fn mannequin() -> throng::import::Model {
+    throng::import::load_bytes(
+        &throng::import::mannequin::generate_glb(),
+        "mannequin.glb",
+        &throng::import::ImportOptions::default(),
+    )
+    .unwrap()
+}
+
+/// The index of `model`'s clip `name` (which must exist).
+pub fn clip(model: &throng::import::Model, name: &str) -> usize {
+    model.find_clip(name).unwrap()
+}
+
+/// Model-space joint matrices of a local pose.
+pub fn world(model: &throng::import::Model, local: &[throng::anim::Transform]) -> Vec<glam::Mat4> {
+    let mut w = vec![glam::Mat4::IDENTITY; model.skeleton.len()];
+    throng::anim::local_to_model(&model.skeleton, local, &mut w);
+    w
+}
+
 /// The committed mannequin.
 pub fn mannequin_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.glb")
