@@ -193,6 +193,9 @@ fn check_count(acc: &gltf::Accessor, what: &str, count: usize, n: usize) -> Resu
     }
 }
 
+/// Per vertex: four skeleton joints, and their weights (summing to 1; unused slots 0).
+type Influences = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
 /// The influences of a skinned primitive's `n` vertices: JOINTS_0/WEIGHTS_0 and, if present,
 /// JOINTS_1/WEIGHTS_1, mapped through the skin's joint `map` onto the skeleton and cut to the
 /// four largest. A step of its own because rigid parts have no such attributes at all.
@@ -201,7 +204,7 @@ fn skin_influences(
     prim: &gltf::Primitive,
     map: &[u16],
     n: usize,
-) -> Result<(Vec<[u16; 4]>, Vec<[f32; 4]>), String> {
+) -> Result<Influences, String> {
     let mut sets = Vec::new();
     for set in 0..2u32 {
         let (Some(ja), Some(wa)) = (
