@@ -180,6 +180,75 @@ fn triangle_list(mode: Mode, order: Vec<u32>, label: &str, warnings: &mut Vec<St
     }
 }
 
+/// Checks that attribute accessor `acc` (`what`, for the message) has one element per vertex
+/// of a mesh with `n` vertices.
+fn check_count(acc: &gltf::Accessor, what: &str, count: usize, n: usize) -> Result<(), String> {
+    if count == n {
+        Ok(())
+    } else {
+        Err(format!(
+            "accessor {} ({what}) has {count} elements, mesh has {n} vertices",
+            acc.index()
+        ))
+    }
+}
+
+/// Per vertex: four skeleton joints, and their weights (summing to 1; unused slots 0).
+type Influences = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
+/// The influences of a skinned primitive's `n` vertices: JOINTS_0/WEIGHTS_0 and, if present,
+/// JOINTS_1/WEIGHTS_1, mapped through the skin's joint `map` onto the skeleton and cut to the
+/// four largest. A step of its own because rigid parts have no such attributes at all.
+fn skin_influences(
+    src: &Source,
+    prim: &gltf::Primitive,
+    map: &[u16],
+    n: usize,
+) -> Result<Influences, String> {
+    let mut sets = Vec::new();
+    for set in 0..2u32 {
+        let (Some(ja), Some(wa)) = (
+            attribute(prim, Semantic::Joints(set)),
+            attribute(prim, Semantic::Weights(set)),
+        ) else {
+            if set == 0 {
+                return Err("is skinned but has no JOINTS_0/WEIGHTS_0 attributes".into());
+            }
+            break;
+        };
+        let jn = format!("JOINTS_{set}");
+        let wn = format!("WEIGHTS_{set}");
+        let j = src.integers(&ja, &jn, &[Dimensions::Vec4])?;
+        check_count(&ja, &jn, j.count(), n)?;
+        let w = src.floats(&wa, &wn, &[Dimensions::Vec4])?;
+        check_count(&wa, &wn, w.count(), n)?;
+        sets.push((j.values, w.values, ja.index()));
+    }
+    let mut joints = Vec::with_capacity(n);
+    let mut weights = Vec::with_capacity(n);
+    for v in 0..n {
+        let mut inf = Vec::with_capacity(8);
+        for (j, w, acc) in &sets {
+            for k in 0..4 {
+                let (skin_joint, weight) = (j[v * 4 + k] as usize, w[v * 4 + k]);
+                if weight == 0.0 {
+                    continue;
+                }
+                let joint = *map.get(skin_joint).ok_or_else(|| {
+                    format!("accessor {acc} (JOINTS): vertex {v} uses joint {skin_joint}, but the skin has {} joints", map.len())
+                })?;
+                inf.push((joint, weight));
+            }
+        }
+        let (jj, ww) = top_four(inf).map_err(|e| format!("vertex {v}: {e}"))?;
+        joints.push(jj);
+        weights.push(ww);
+    }
+    Ok((joints, weights))
+}
+
+/// Reads one triangle primitive into a mesh bound as `binding` says; `label` names it in
+/// warnings.
 fn read_primitive(
     src: &Source,
     prim: &gltf::Primitive,
@@ -201,17 +270,6 @@ fn read_primitive(
             pos_acc.index()
         ));
     }
-    let check_count = |acc: &gltf::Accessor, what: &str, count: usize| {
-        if count == n {
-            Ok(())
-        } else {
-            Err(format!(
-                "accessor {} ({what}) has {count} elements, mesh has {n} vertices",
-                acc.index()
-            ))
-        }
-    };
-
     let indices: Vec<u32> = match prim.indices() {
         Some(acc) => {
             let d = src.integers(&acc, "indices", &[Dimensions::Scalar])?;
@@ -229,7 +287,7 @@ fn read_primitive(
     let uvs: Vec<Vec2> = match attribute(prim, Semantic::TexCoords(0)) {
         Some(acc) => {
             let d = src.floats(&acc, "TEXCOORD_0", &[Dimensions::Vec2])?;
-            check_count(&acc, "TEXCOORD_0", d.count())?;
+            check_count(&acc, "TEXCOORD_0", d.count(), n)?;
             d.arrays::<2>().into_iter().map(Vec2::from).collect()
         }
         None => vec![Vec2::ZERO; n],
@@ -238,7 +296,7 @@ fn read_primitive(
     let normals: Vec<Vec3> = match attribute(prim, Semantic::Normals) {
         Some(acc) => {
             let d = src.floats(&acc, "NORMAL", &[Dimensions::Vec3])?;
-            check_count(&acc, "NORMAL", d.count())?;
+            check_count(&acc, "NORMAL", d.count(), n)?;
             let mut v: Vec<Vec3> = d.arrays::<3>().into_iter().map(Vec3::from).collect();
             if let Some(i) = v.iter().position(|x| !x.is_finite()) {
                 return Err(format!(
@@ -261,45 +319,7 @@ fn read_primitive(
             *to_bind,
         ),
         Binding::Skin { map } => {
-            let mut sets = Vec::new();
-            for set in 0..2u32 {
-                let (Some(ja), Some(wa)) = (
-                    attribute(prim, Semantic::Joints(set)),
-                    attribute(prim, Semantic::Weights(set)),
-                ) else {
-                    if set == 0 {
-                        return Err("is skinned but has no JOINTS_0/WEIGHTS_0 attributes".into());
-                    }
-                    break;
-                };
-                let jn = format!("JOINTS_{set}");
-                let wn = format!("WEIGHTS_{set}");
-                let j = src.integers(&ja, &jn, &[Dimensions::Vec4])?;
-                check_count(&ja, &jn, j.count())?;
-                let w = src.floats(&wa, &wn, &[Dimensions::Vec4])?;
-                check_count(&wa, &wn, w.count())?;
-                sets.push((j.values, w.values, ja.index()));
-            }
-            let mut joints = Vec::with_capacity(n);
-            let mut weights = Vec::with_capacity(n);
-            for v in 0..n {
-                let mut inf = Vec::with_capacity(8);
-                for (j, w, acc) in &sets {
-                    for k in 0..4 {
-                        let (skin_joint, weight) = (j[v * 4 + k] as usize, w[v * 4 + k]);
-                        if weight == 0.0 {
-                            continue;
-                        }
-                        let joint = *map.get(skin_joint).ok_or_else(|| {
-                            format!("accessor {acc} (JOINTS): vertex {v} uses joint {skin_joint}, but the skin has {} joints", map.len())
-                        })?;
-                        inf.push((joint, weight));
-                    }
-                }
-                let (jj, ww) = top_four(inf).map_err(|e| format!("vertex {v}: {e}"))?;
-                joints.push(jj);
-                weights.push(ww);
-            }
+            let (joints, weights) = skin_influences(src, prim, map, n)?;
             (joints, weights, Mat4::IDENTITY)
         }
     };

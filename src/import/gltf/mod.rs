@@ -19,6 +19,7 @@ pub use animations::{MERGED_CLIP_NAME, MergeAnimations};
 pub(crate) use buffers::external_files;
 
 use super::{Images, ImportError, ImportOptions, Model, ModelMesh, PrimitiveRef};
+use crate::anim::{Clip, Skeleton};
 use crate::mesh::Material;
 
 /// The parsed document and its loaded buffers.
@@ -50,6 +51,9 @@ fn check_position_accessors(root: &gltf::json::Root) -> Result<(), String> {
 }
 
 /// Imports a model from bytes. `file` names it in messages; `base_dir` resolves external files.
+///
+/// The steps run in a fixed order (parse, buffers, hierarchy, joints, skeleton, meshes,
+/// materials, clips), which is also the order of the warnings and of the first error reported.
 pub(super) fn import(
     bytes: &[u8],
     file: &str,
@@ -60,6 +64,63 @@ pub(super) fn import(
         file: file.to_string(),
         what,
     };
+    let (document, blob) = parse(bytes, file)?;
+    let doc = &document;
+    animations::check_channels(doc).map_err(invalid)?;
+    let buffers = buffers::load_buffers(doc, blob, base_dir).map_err(invalid)?;
+    let src = Source {
+        doc,
+        base_dir,
+        buffers,
+    };
+    let mut warnings = Vec::new();
+
+    let scene = doc
+        .default_scene()
+        .or_else(|| doc.scenes().next())
+        .ok_or_else(|| invalid("has no scene".into()))?;
+    let h = scene::hierarchy(doc, &scene, &mut warnings).map_err(invalid)?;
+
+    let animated = animated_nodes(doc, h.parent.len());
+    let joints = scene::choose_joints(&src, &h, &animated).map_err(invalid)?;
+    if joints.nodes.is_empty() {
+        return Err(invalid(
+            "has no skin and no mesh: nothing to animate".into(),
+        ));
+    }
+    let skeleton = joints
+        .raw
+        .clone()
+        .validate()
+        .map_err(|source| ImportError::Anim {
+            file: file.to_string(),
+            context: "skeleton".into(),
+            source: Box::new(source),
+        })?;
+
+    let primitives = meshes::read_meshes(&src, &h, &joints, &mut warnings).map_err(invalid)?;
+    let mut materials =
+        read_materials(&src, &primitives, options, &mut warnings).map_err(invalid)?;
+    let meshes = bind_materials(primitives, &mut materials, &skeleton, file)?;
+    let (clips, notes) = read_clips(&src, &joints, &skeleton, options, &mut warnings, file)?;
+
+    Ok(Model {
+        name: file.to_string(),
+        skeleton,
+        joint_nodes: joints.nodes,
+        joint_in_skin: joints.in_skin,
+        clips,
+        meshes,
+        materials,
+        warnings,
+        notes,
+    })
+}
+
+/// Parses and schema-validates the document, after the two repairs the `gltf` crate's
+/// validation needs (see [`relax_schema`]); returns it with the GLB's binary chunk, if any.
+/// A step of its own because it is the only one that works on the JSON rather than the document.
+fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Option<Vec<u8>>), ImportError> {
     let parse_error = |source| ImportError::Parse {
         file: file.to_string(),
         source,
@@ -67,9 +128,22 @@ pub(super) fn import(
     let unchecked = gltf::Gltf::from_slice_without_validation(bytes).map_err(parse_error)?;
     // The crate's schema validation itself indexes `accessors` with each POSITION attribute
     // unchecked; reject out-of-range ones first so that validation cannot panic.
-    check_position_accessors(unchecked.document.as_json()).map_err(invalid)?;
+    check_position_accessors(unchecked.document.as_json()).map_err(|what| {
+        ImportError::Invalid {
+            file: file.to_string(),
+            what,
+        }
+    })?;
     let blob = unchecked.blob;
     let mut json = unchecked.document.into_json();
+    relax_schema(&mut json);
+    let document = gltf::Document::from_json(json).map_err(parse_error)?;
+    Ok((document, blob))
+}
+
+/// Loosens what the `gltf` crate's validation asks beyond what players and throng need, so that
+/// files players load also load here.
+fn relax_schema(json: &mut gltf::json::Root) {
     // The specification wants min/max on POSITION accessors, and the crate's validation refuses
     // files without; players (three.js among them) compute bounds themselves, and so does
     // throng, which never reads them. Fill in placeholders so such files load.
@@ -98,24 +172,12 @@ pub(super) fn import(
     // validation does not know it.
     json.extensions_required
         .retain(|e| e != "KHR_mesh_quantization");
-    let document = gltf::Document::from_json(json).map_err(parse_error)?;
-    let doc = &document;
-    animations::check_channels(doc).map_err(invalid)?;
-    let buffers = buffers::load_buffers(doc, blob, base_dir).map_err(invalid)?;
-    let src = Source {
-        doc,
-        base_dir,
-        buffers,
-    };
-    let mut warnings = Vec::new();
+}
 
-    let scene = doc
-        .default_scene()
-        .or_else(|| doc.scenes().next())
-        .ok_or_else(|| invalid("has no scene".into()))?;
-    let h = scene::hierarchy(doc, &scene, &mut warnings).map_err(invalid)?;
-
-    let mut animated = vec![false; h.parent.len()];
+/// Per document node (`node_count` of them): whether an animation channel moves it. Morph
+/// weights move no node, so they do not count.
+fn animated_nodes(doc: &gltf::Document, node_count: usize) -> Vec<bool> {
+    let mut animated = vec![false; node_count];
     for anim in doc.animations() {
         for ch in anim.channels() {
             if ch.target().property() != gltf::animation::Property::MorphTargetWeights {
@@ -123,33 +185,28 @@ pub(super) fn import(
             }
         }
     }
-    let joints = scene::choose_joints(&src, &h, &animated).map_err(invalid)?;
-    if joints.nodes.is_empty() {
-        return Err(invalid(
-            "has no skin and no mesh: nothing to animate".into(),
-        ));
-    }
-    let skeleton = joints
-        .raw
-        .clone()
-        .validate()
-        .map_err(|source| ImportError::Anim {
-            file: file.to_string(),
-            context: "skeleton".into(),
-            source: Box::new(source),
-        })?;
+    animated
+}
 
-    let primitives = meshes::read_meshes(&src, &h, &joints, &mut warnings).map_err(invalid)?;
-
-    // Materials: one per glTF material, plus a default one for primitives without.
+/// Materials: one per glTF material, in file order. Base-colour images are decoded only for
+/// materials some primitive uses, and only when `options` asks for images.
+///
+/// # Errors
+/// A used material's image that cannot be decoded, as `material N: ...`.
+fn read_materials(
+    src: &Source,
+    primitives: &[meshes::Primitive],
+    options: &ImportOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Material>, String> {
     let mut materials = Vec::new();
-    for m in doc.materials() {
+    for m in src.doc.materials() {
         let pbr = m.pbr_metallic_roughness();
         let used = primitives.iter().any(|p| p.material == m.index());
         let texture = match pbr.base_color_texture().map(|info| info.texture().source()) {
             Some(Some(image)) if used && options.images == Images::Load => Some(
                 src.image(&image)
-                    .map_err(|e| invalid(format!("material {}: {e}", m.index().unwrap_or(0))))?,
+                    .map_err(|e| format!("material {}: {e}", m.index().unwrap_or(0)))?,
             ),
             Some(None) if used => {
                 warnings.push(format!(
@@ -166,11 +223,25 @@ pub(super) fn import(
             base_color_texture: texture,
         });
     }
+    Ok(materials)
+}
+
+/// Gives each primitive its material index, appending a default material to `materials` for
+/// primitives without one, and validates the meshes against the skeleton.
+///
+/// # Errors
+/// [`ImportError::Mesh`] for the first mesh that fails validation.
+fn bind_materials(
+    primitives: Vec<meshes::Primitive>,
+    materials: &mut Vec<Material>,
+    skeleton: &Skeleton,
+    file: &str,
+) -> Result<Vec<ModelMesh>, ImportError> {
     let default_material = materials.len();
     if primitives.iter().any(|p| p.material.is_none()) {
         materials.push(Material::default());
     }
-    let meshes = primitives
+    primitives
         .into_iter()
         .map(|mut p| {
             p.mesh.material = p.material.unwrap_or(default_material);
@@ -185,9 +256,28 @@ pub(super) fn import(
                 mesh: p.mesh,
             })
         })
-        .collect::<Result<Vec<_>, ImportError>>()?;
+        .collect()
+}
 
-    let raw_clips = animations::read_animations(&src, &joints, &mut warnings).map_err(invalid)?;
+/// Reads the animations, merges them as `options` asks, and validates each clip against the
+/// skeleton; returns the clips and the notes saying what was merged.
+///
+/// # Errors
+/// [`ImportError::Invalid`] for unreadable or unmergeable animations, [`ImportError::Anim`]
+/// for a clip that fails validation.
+fn read_clips(
+    src: &Source,
+    joints: &scene::Joints,
+    skeleton: &Skeleton,
+    options: &ImportOptions,
+    warnings: &mut Vec<String>,
+    file: &str,
+) -> Result<(Vec<Clip>, Vec<String>), ImportError> {
+    let invalid = |what: String| ImportError::Invalid {
+        file: file.to_string(),
+        what,
+    };
+    let raw_clips = animations::read_animations(src, joints, warnings).map_err(invalid)?;
     let (raw_clips, merge_note) =
         animations::merge(raw_clips, options.merge_animations, skeleton.names())
             .map_err(invalid)?;
@@ -195,26 +285,13 @@ pub(super) fn import(
         .into_iter()
         .map(|(raw, end)| {
             let name = raw.name.clone();
-            let clip = raw
-                .validate(&skeleton)
-                .map_err(|source| ImportError::Anim {
-                    file: file.to_string(),
-                    context: format!("clip '{name}'"),
-                    source: Box::new(source),
-                })?;
+            let clip = raw.validate(skeleton).map_err(|source| ImportError::Anim {
+                file: file.to_string(),
+                context: format!("clip '{name}'"),
+                source: Box::new(source),
+            })?;
             Ok(clip.lasting_at_least(end))
         })
         .collect::<Result<Vec<_>, _>>()?;
-
-    Ok(Model {
-        name: file.to_string(),
-        skeleton,
-        joint_nodes: joints.nodes,
-        joint_in_skin: joints.in_skin,
-        clips,
-        meshes,
-        materials,
-        warnings,
-        notes: merge_note.into_iter().collect(),
-    })
+    Ok((clips, merge_note.into_iter().collect()))
 }

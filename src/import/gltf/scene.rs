@@ -24,17 +24,29 @@ pub(super) struct Hierarchy {
 
 /// A readable name for node `index`: `node 3 ('Hips')`.
 pub(super) fn node_label(doc: &gltf::Document, index: usize) -> String {
-    match doc.nodes().nth(index).and_then(|n| n.name()) {
+    label_of(index, doc.nodes().nth(index).and_then(|n| n.name()))
+}
+
+/// The label of [`node_label`], from the node's index and name.
+fn label_of(index: usize, name: Option<&str>) -> String {
+    match name {
         Some(name) => format!("node {index} ('{name}')"),
         None => format!("node {index}"),
     }
 }
 
+/// The largest absolute element of `m`, at least 1: the scale that relative tolerances on
+/// matrices are taken against.
+fn magnitude(m: &Mat4) -> f32 {
+    m.abs()
+        .to_cols_array()
+        .iter()
+        .fold(1.0f32, |a, b| a.max(*b))
+}
+
+/// A node's local rest matrix and TRS, and whether the TRS represents the matrix exactly.
 fn local_transform(node: &gltf::Node) -> Result<(Mat4, Transform, bool), String> {
-    let label = || match node.name() {
-        Some(n) => format!("node {} ('{n}')", node.index()),
-        None => format!("node {}", node.index()),
-    };
+    let label = || label_of(node.index(), node.name());
     match node.transform() {
         gltf::scene::Transform::Matrix { matrix } => {
             let m = Mat4::from_cols_array_2d(&matrix);
@@ -44,14 +56,7 @@ fn local_transform(node: &gltf::Node) -> Result<(Mat4, Transform, bool), String>
             let trs = Transform::from_mat4(&m);
             // A matrix with shear has no exact TRS; it is still exact in the folded root base
             // and in rigid parts, and only approximated if it is a joint's rest transform.
-            let exact = trs.to_mat4().abs_diff_eq(
-                m,
-                1e-4 * m
-                    .abs()
-                    .to_cols_array()
-                    .iter()
-                    .fold(1.0f32, |a, b| a.max(*b)),
-            );
+            let exact = trs.to_mat4().abs_diff_eq(m, 1e-4 * magnitude(&m));
             Ok((m, trs, exact))
         }
         gltf::scene::Transform::Decomposed {
@@ -183,9 +188,40 @@ pub(super) fn choose_joints(
     for &i in &h.order {
         in_scene[i] = true;
     }
-    let mut is_joint = vec![false; n];
-    // Skins used by a mesh of the scene must lie in it; unused skins count when they do (their
-    // joints are posed like any player would), and are ignored otherwise.
+    let skins_used = skins_used(doc, h, &in_scene);
+    let is_joint = mark_joints(doc, h, animated, &in_scene, &skins_used)?;
+
+    let nodes: Vec<usize> = h.order.iter().copied().filter(|i| is_joint[*i]).collect();
+    let mut of_node = vec![None; n];
+    for (j, &node) in nodes.iter().enumerate() {
+        of_node[node] = Some(j);
+    }
+    let raw = skeleton_of(doc, h, &nodes, &of_node);
+    let binds = bind_skins(src, &skins_used, &of_node, raw)?;
+    let mut nodes = nodes;
+    nodes.extend(binds.nodes_of_aliases);
+    Ok(Joints {
+        nodes,
+        of_node,
+        raw: binds.raw,
+        skin_maps: binds.skin_maps,
+        in_skin: binds.in_skin,
+    })
+}
+
+/// The ancestors of node `i`, nearest first (not `i` itself).
+fn ancestors(parent: &[Option<usize>], mut i: usize) -> impl Iterator<Item = usize> + '_ {
+    std::iter::from_fn(move || {
+        let p = parent[i]?;
+        i = p;
+        Some(p)
+    })
+}
+
+/// Which skins count, by glTF index. Skins used by a mesh of the scene must lie in it; unused
+/// skins count when they do (their joints are posed like any player would), and are ignored
+/// otherwise. A step of its own because both the joint choice and the inverse binds follow it.
+fn skins_used(doc: &gltf::Document, h: &Hierarchy, in_scene: &[bool]) -> Vec<bool> {
     let mut skins_used = vec![false; doc.skins().count()];
     for &i in &h.order {
         let Some(node) = doc.nodes().nth(i) else {
@@ -200,6 +236,22 @@ pub(super) fn choose_joints(
             skins_used[skin.index()] = true;
         }
     }
+    skins_used
+}
+
+/// Marks, per document node, whether it becomes a joint, by the rules of [`choose_joints`]
+/// applied in order (each rule sees the joints the earlier ones chose).
+///
+/// # Errors
+/// A joint of a used skin that is not part of the scene.
+fn mark_joints(
+    doc: &gltf::Document,
+    h: &Hierarchy,
+    animated: &[bool],
+    in_scene: &[bool],
+    skins_used: &[bool],
+) -> Result<Vec<bool>, String> {
+    let mut is_joint = vec![false; h.parent.len()];
     for skin in doc.skins().filter(|s| skins_used[s.index()]) {
         for joint in skin.joints() {
             if !in_scene[joint.index()] {
@@ -212,13 +264,6 @@ pub(super) fn choose_joints(
             is_joint[joint.index()] = true;
         }
     }
-    let ancestors = |mut i: usize| {
-        std::iter::from_fn(move || {
-            let p = h.parent[i]?;
-            i = p;
-            Some(p)
-        })
-    };
     let has_mesh = |i: usize| doc.nodes().nth(i).is_some_and(|nd| nd.mesh().is_some());
     // Animated nodes above (or at) a joint or a mesh move what is drawn: they must be joints.
     for &i in &h.order {
@@ -226,7 +271,7 @@ pub(super) fn choose_joints(
             if animated[i] {
                 is_joint[i] = true;
             }
-            for a in ancestors(i) {
+            for a in ancestors(&h.parent, i) {
                 if animated[a] {
                     is_joint[a] = true;
                 }
@@ -238,7 +283,7 @@ pub(super) fn choose_joints(
         if !is_joint[i] {
             continue;
         }
-        let chain: Vec<usize> = ancestors(i).collect();
+        let chain: Vec<usize> = ancestors(&h.parent, i).collect();
         if let Some(top) = chain.iter().rposition(|a| is_joint[*a]) {
             for a in &chain[..top] {
                 is_joint[*a] = true;
@@ -251,25 +296,31 @@ pub(super) fn choose_joints(
             .nodes()
             .nth(i)
             .is_some_and(|nd| nd.mesh().is_some() && nd.skin().is_none());
-        if unskinned && !is_joint[i] && !ancestors(i).any(|a| is_joint[a]) {
+        if unskinned && !is_joint[i] && !ancestors(&h.parent, i).any(|a| is_joint[a]) {
             is_joint[i] = true;
         }
     }
+    Ok(is_joint)
+}
 
-    let nodes: Vec<usize> = h.order.iter().copied().filter(|i| is_joint[*i]).collect();
-    let mut of_node = vec![None; n];
-    for (j, &node) in nodes.iter().enumerate() {
-        of_node[node] = Some(j);
-    }
+/// The raw skeleton of the chosen joint `nodes` (parents-first): names, parents, rest
+/// transforms and root bases. Inverse binds are left empty for [`bind_skins`], which may also
+/// add alias joints.
+fn skeleton_of(
+    doc: &gltf::Document,
+    h: &Hierarchy,
+    nodes: &[usize],
+    of_node: &[Option<usize>],
+) -> RawSkeleton {
     let mut raw = RawSkeleton::default();
-    for &node in &nodes {
+    for &node in nodes {
         raw.names.push(
             doc.nodes()
                 .nth(node)
                 .and_then(|nd| nd.name().map(str::to_string))
                 .unwrap_or_else(|| format!("node_{node}")),
         );
-        let parent_joint = ancestors(node).find_map(|a| of_node[a]);
+        let parent_joint = ancestors(&h.parent, node).find_map(|a| of_node[a]);
         raw.parents.push(parent_joint);
         raw.rest.push(h.local_trs[node]);
         raw.root_bases.push(match (parent_joint, h.parent[node]) {
@@ -277,37 +328,43 @@ pub(super) fn choose_joints(
             _ => Mat4::IDENTITY,
         });
     }
+    raw
+}
 
-    // Inverse binds: the first skin that lists a joint defines it. A later skin whose inverse
-    // bind for that joint differs (meshes bound in different bind poses) gets an alias joint: a
-    // child of the joint with an identity transform, so it moves exactly with it, carrying that
-    // skin's inverse bind. Joints in no skin have an identity inverse bind: rigid parts then
-    // keep their node-to-joint offset in the vertices, even for a joint scaled to zero at rest.
+/// What [`bind_skins`] adds to the skeleton.
+struct SkinBinds {
+    /// The skeleton with inverse binds and any alias joints.
+    raw: RawSkeleton,
+    /// The glTF node of each alias joint, in alias order.
+    nodes_of_aliases: Vec<usize>,
+    /// As [`Joints::skin_maps`].
+    skin_maps: Vec<Vec<usize>>,
+    /// As [`Joints::in_skin`], aliases included.
+    in_skin: Vec<bool>,
+}
+
+/// Inverse binds: the first skin that lists a joint defines it. A later skin whose inverse
+/// bind for that joint differs (meshes bound in different bind poses) gets an alias joint: a
+/// child of the joint with an identity transform, so it moves exactly with it, carrying that
+/// skin's inverse bind. Joints in no skin have an identity inverse bind: rigid parts then
+/// keep their node-to-joint offset in the vertices, even for a joint scaled to zero at rest.
+///
+/// # Errors
+/// An unreadable, too short or non-finite inverse-bind accessor.
+fn bind_skins(
+    src: &Source,
+    skins_used: &[bool],
+    of_node: &[Option<usize>],
+    mut raw: RawSkeleton,
+) -> Result<SkinBinds, String> {
+    let doc = src.doc;
     let mut nodes_of_aliases = Vec::new();
-    let mut ibm: Vec<Option<Mat4>> = vec![None; nodes.len()];
-    let mut in_skin = vec![false; nodes.len()];
+    let mut ibm: Vec<Option<Mat4>> = vec![None; raw.names.len()];
+    let mut in_skin = vec![false; raw.names.len()];
     let mut skin_maps = vec![Vec::new(); doc.skins().count()];
     for skin in doc.skins().filter(|s| skins_used[s.index()]) {
         let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
-        let mats = match skin.inverse_bind_matrices() {
-            Some(acc) => {
-                let what = format!("inverse bind matrices of skin {}", skin.index());
-                let d = src.floats(&acc, &what, &[Dimensions::Mat4])?;
-                if d.count() < joints.len() {
-                    return Err(format!(
-                        "accessor {} ({what}) has {} matrices, the skin has {} joints",
-                        acc.index(),
-                        d.count(),
-                        joints.len()
-                    ));
-                }
-                d.values
-                    .chunks_exact(16)
-                    .map(Mat4::from_cols_slice)
-                    .collect()
-            }
-            None => vec![Mat4::IDENTITY; joints.len()],
-        };
+        let mats = inverse_binds(src, &skin, joints.len())?;
         let mut map = Vec::with_capacity(joints.len());
         for (k, (&node, m)) in joints.iter().zip(&mats).enumerate() {
             if !m.is_finite() {
@@ -326,16 +383,7 @@ pub(super) fn choose_joints(
                     map.push(j);
                 }
                 // Same bind within f32 noise, relative to the matrix's magnitude.
-                Some(existing)
-                    if existing.abs_diff_eq(
-                        *m,
-                        1e-5 * existing
-                            .abs()
-                            .to_cols_array()
-                            .iter()
-                            .fold(1.0f32, |a, b| a.max(*b)),
-                    ) =>
-                {
+                Some(existing) if existing.abs_diff_eq(*m, 1e-5 * magnitude(&existing)) => {
                     map.push(j)
                 }
                 Some(_) => {
@@ -354,17 +402,38 @@ pub(super) fn choose_joints(
         }
         skin_maps[skin.index()] = map;
     }
-    let mut nodes = nodes;
-    nodes.extend(nodes_of_aliases);
     raw.inverse_bind = ibm
         .into_iter()
         .map(|m| m.unwrap_or(Mat4::IDENTITY))
         .collect();
-    Ok(Joints {
-        nodes,
-        of_node,
+    Ok(SkinBinds {
         raw,
+        nodes_of_aliases,
         skin_maps,
         in_skin,
+    })
+}
+
+/// The inverse bind matrices of `skin` (`joint_count` of them; identities when the skin has
+/// none), read and checked for length but not yet for finiteness.
+fn inverse_binds(src: &Source, skin: &gltf::Skin, joint_count: usize) -> Result<Vec<Mat4>, String> {
+    Ok(match skin.inverse_bind_matrices() {
+        Some(acc) => {
+            let what = format!("inverse bind matrices of skin {}", skin.index());
+            let d = src.floats(&acc, &what, &[Dimensions::Mat4])?;
+            if d.count() < joint_count {
+                return Err(format!(
+                    "accessor {} ({what}) has {} matrices, the skin has {} joints",
+                    acc.index(),
+                    d.count(),
+                    joint_count
+                ));
+            }
+            d.values
+                .chunks_exact(16)
+                .map(Mat4::from_cols_slice)
+                .collect()
+        }
+        None => vec![Mat4::IDENTITY; joint_count],
     })
 }

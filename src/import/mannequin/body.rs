@@ -148,7 +148,60 @@ fn ellipsoid(center: Vec3, radii: Vec3, rings: usize, joint: usize) -> Vec<Ring>
         .collect()
 }
 
-/// Builds the whole body. Vertex count is fixed by the ring and segment counts below.
+/// The joints of one arm and the side it hangs on (+1 left, -1 right: the sign of x).
+struct Arm {
+    shoulder: usize,
+    upper: usize,
+    fore: usize,
+    hand: usize,
+    side: f32,
+}
+
+/// The joints of one leg and the side it stands on (+1 left, -1 right: the sign of x).
+struct Leg {
+    thigh: usize,
+    shin: usize,
+    foot: usize,
+    side: f32,
+}
+
+/// Left arm first, then right: the order fixes the vertex order of the generated GLB.
+const ARMS: [Arm; 2] = [
+    Arm {
+        shoulder: idx::SHOULDER_L,
+        upper: idx::UPPER_ARM_L,
+        fore: idx::FOREARM_L,
+        hand: idx::HAND_L,
+        side: 1.0,
+    },
+    Arm {
+        shoulder: idx::SHOULDER_R,
+        upper: idx::UPPER_ARM_R,
+        fore: idx::FOREARM_R,
+        hand: idx::HAND_R,
+        side: -1.0,
+    },
+];
+
+/// Left leg first, then right: the order fixes the vertex order of the generated GLB.
+const LEGS: [Leg; 2] = [
+    Leg {
+        thigh: idx::THIGH_L,
+        shin: idx::SHIN_L,
+        foot: idx::FOOT_L,
+        side: 1.0,
+    },
+    Leg {
+        thigh: idx::THIGH_R,
+        shin: idx::SHIN_R,
+        foot: idx::FOOT_R,
+        side: -1.0,
+    },
+];
+
+/// Builds the whole body. Vertex count is fixed by the ring and segment counts below; the parts
+/// are added in a fixed order (torso, neck, head, arms, legs with their feet), which is the
+/// vertex order of the generated GLB.
 pub(super) fn build() -> Body {
     let mut body = Body {
         positions: Vec::new(),
@@ -157,12 +210,28 @@ pub(super) fn build() -> Body {
         influences: Vec::new(),
         indices: Vec::new(),
     };
+    body.tube(&torso(), 24, Vec3::X);
+    add_neck_and_head(&mut body);
+    for arm in &ARMS {
+        let mut rings = clavicle(arm);
+        rings.extend(arm_to_fingertips(arm));
+        body.tube(&rings, 14, Vec3::Z);
+    }
+    for leg in &LEGS {
+        body.tube(&leg_to_ankle(leg), 16, Vec3::X);
+        body.tube(&foot(leg), 12, Vec3::X);
+    }
+    body.normals = crate::mesh::smooth_normals(&body.positions, &body.indices);
+    body
+}
 
-    // Torso: pelvis to neck, elliptical (wider than deep), waist narrower than chest.
+/// Torso rings: pelvis to neck, elliptical (wider than deep), waist narrower than chest. A step
+/// of its own because its profile and weights are functions of height alone.
+fn torso() -> Vec<Ring> {
     let torso_bottom = Vec3::new(0.0, 0.86, 0.0);
     let torso_top = Vec3::new(0.0, 1.47, 0.0);
     let h = |s: f32| torso_bottom.y + (torso_top.y - torso_bottom.y) * s;
-    let torso = rings_along(
+    rings_along(
         torso_bottom,
         torso_top,
         20,
@@ -191,10 +260,11 @@ pub(super) fn build() -> Body {
                 (idx::CHEST, b),
             ])
         },
-    );
-    body.tube(&torso, 24, Vec3::X);
+    )
+}
 
-    // Neck and head.
+/// Adds the neck tube and the head ellipsoid: two tubes, since the head is closed at the top.
+fn add_neck_and_head(body: &mut Body) {
     let neck = rings_along(
         pos(idx::NECK) - Vec3::Y * 0.04,
         pos(idx::HEAD) + Vec3::new(0.0, 0.04, -0.01),
@@ -210,141 +280,143 @@ pub(super) fn build() -> Body {
         idx::HEAD,
     );
     body.tube(&head, 18, Vec3::X);
+}
 
-    // Arms: shoulder pad to fingertips, blending chest/shoulder, shoulder/upper arm, elbow, wrist.
-    for (shoulder, upper, fore, hand, side) in [
-        (
-            idx::SHOULDER_L,
-            idx::UPPER_ARM_L,
-            idx::FOREARM_L,
-            idx::HAND_L,
-            1.0f32,
-        ),
-        (
-            idx::SHOULDER_R,
-            idx::UPPER_ARM_R,
-            idx::FOREARM_R,
-            idx::HAND_R,
-            -1.0,
-        ),
-    ] {
-        let start = pos(shoulder) + Vec3::new(side * 0.05, 0.0, 0.0);
-        let top = pos(upper) + Vec3::new(side * 0.01, -0.01, 0.0);
-        let clavicle = rings_along(
-            start,
-            top,
-            4,
-            |s| Vec2::new(0.05, 0.045) * (0.8 + 0.2 * s),
-            |s| {
-                merge(vec![
-                    (idx::CHEST, 0.6 * (1.0 - s)),
-                    (shoulder, 0.4 + 0.1 * s),
-                    (upper, 0.5 * s),
-                ])
-            },
-        );
-        let elbow = pos(fore);
-        let wrist = pos(hand);
-        let tip = wrist + (wrist - elbow).normalize() * 0.17;
-        let upper_len = (elbow - top).length();
-        let fore_len = (wrist - elbow).length();
-        let total = upper_len + fore_len + 0.17;
-        let mut arm = Vec::new();
-        let count = 26;
-        for i in 1..count {
-            let s = i as f32 / (count - 1) as f32;
-            let d = s * total;
-            let (center, radius) = if d < upper_len {
-                let t = d / upper_len;
-                (top.lerp(elbow, t), 0.052 - 0.012 * t)
-            } else if d < upper_len + fore_len {
-                let t = (d - upper_len) / fore_len;
-                (elbow.lerp(wrist, t), 0.040 - 0.014 * t)
+/// The shoulder pad's rings, from beside the chest to the top of the upper arm, blending chest,
+/// shoulder and upper arm. The arm's tube starts with them, so the shoulder has no seam.
+fn clavicle(arm: &Arm) -> Vec<Ring> {
+    let (shoulder, upper) = (arm.shoulder, arm.upper);
+    let start = pos(shoulder) + Vec3::new(arm.side * 0.05, 0.0, 0.0);
+    rings_along(
+        start,
+        arm_top(arm),
+        4,
+        |s| Vec2::new(0.05, 0.045) * (0.8 + 0.2 * s),
+        |s| {
+            merge(vec![
+                (idx::CHEST, 0.6 * (1.0 - s)),
+                (shoulder, 0.4 + 0.1 * s),
+                (upper, 0.5 * s),
+            ])
+        },
+    )
+}
+
+/// Where the clavicle ends and the upper arm begins.
+fn arm_top(arm: &Arm) -> Vec3 {
+    pos(arm.upper) + Vec3::new(arm.side * 0.01, -0.01, 0.0)
+}
+
+/// The arm's rings after the clavicle: upper arm, forearm and hand, spaced evenly along the
+/// bent line through elbow and wrist, blending shoulder/upper arm, elbow and wrist.
+fn arm_to_fingertips(arm: &Arm) -> Vec<Ring> {
+    let Arm {
+        shoulder,
+        upper,
+        fore,
+        hand,
+        ..
+    } = *arm;
+    let top = arm_top(arm);
+    let elbow = pos(fore);
+    let wrist = pos(hand);
+    let tip = wrist + (wrist - elbow).normalize() * 0.17;
+    let upper_len = (elbow - top).length();
+    let fore_len = (wrist - elbow).length();
+    let total = upper_len + fore_len + 0.17;
+    let mut rings = Vec::new();
+    let count = 26;
+    for i in 1..count {
+        let s = i as f32 / (count - 1) as f32;
+        let d = s * total;
+        let (center, radius) = if d < upper_len {
+            let t = d / upper_len;
+            (top.lerp(elbow, t), 0.052 - 0.012 * t)
+        } else if d < upper_len + fore_len {
+            let t = (d - upper_len) / fore_len;
+            (elbow.lerp(wrist, t), 0.040 - 0.014 * t)
+        } else {
+            let t = (d - upper_len - fore_len) / 0.17;
+            // The hand: flat (narrow front to back), rounded at the fingertips.
+            let r = 0.045 * (1.0 - 0.35 * smoothstep(0.7, 1.0, t));
+            push_hand_ring(&mut rings, wrist.lerp(tip, t), r, hand);
+            continue;
+        };
+        let elbow_w = smoothstep(upper_len - 0.04, upper_len + 0.04, d);
+        let wrist_w = smoothstep(upper_len + fore_len - 0.03, upper_len + fore_len + 0.02, d);
+        let shoulder_w = 1.0 - smoothstep(0.0, 0.06, d);
+        rings.push(Ring {
+            center,
+            radii: Vec2::splat(radius),
+            influences: merge(vec![
+                (shoulder, 0.5 * shoulder_w),
+                (upper, (1.0 - elbow_w) * (1.0 - 0.5 * shoulder_w)),
+                (fore, elbow_w * (1.0 - wrist_w)),
+                (hand, wrist_w),
+            ]),
+        });
+    }
+    rings
+}
+
+/// The leg's rings: top of thigh (inside the pelvis) to the ankle, blending hips, knee and
+/// ankle. The foot is a tube of its own, crossing this one at the ankle.
+fn leg_to_ankle(leg: &Leg) -> Vec<Ring> {
+    let Leg {
+        thigh, shin, foot, ..
+    } = *leg;
+    let top = pos(thigh) + Vec3::new(leg.side * 0.005, -0.02, 0.0);
+    // The leg ends inside the foot, so no slot opens at the ankle.
+    let ankle = pos(foot) - Vec3::Y * 0.03;
+    let knee_y = pos(shin).y;
+    rings_along(
+        top,
+        ankle,
+        24,
+        |s| {
+            let y = top.y + (ankle.y - top.y) * s;
+            let thigh_r = 0.066 - 0.018 * smoothstep(0.7, 0.52, y);
+            let calf = 0.008 * smoothstep(0.22, 0.36, y) * (1.0 - smoothstep(0.38, 0.5, y));
+            let r = if y > knee_y {
+                thigh_r
             } else {
-                let t = (d - upper_len - fore_len) / 0.17;
-                // The hand: flat (narrow front to back), rounded at the fingertips.
-                let r = 0.045 * (1.0 - 0.35 * smoothstep(0.7, 1.0, t));
-                push_hand_ring(&mut arm, wrist.lerp(tip, t), r, hand);
-                continue;
+                0.05 - 0.018 * smoothstep(0.4, 0.12, y) + calf
             };
-            let elbow_w = smoothstep(upper_len - 0.04, upper_len + 0.04, d);
-            let wrist_w = smoothstep(upper_len + fore_len - 0.03, upper_len + fore_len + 0.02, d);
-            let shoulder_w = 1.0 - smoothstep(0.0, 0.06, d);
-            arm.push(Ring {
-                center,
-                radii: Vec2::splat(radius),
-                influences: merge(vec![
-                    (shoulder, 0.5 * shoulder_w),
-                    (upper, (1.0 - elbow_w) * (1.0 - 0.5 * shoulder_w)),
-                    (fore, elbow_w * (1.0 - wrist_w)),
-                    (hand, wrist_w),
-                ]),
-            });
-        }
-        let mut rings = clavicle;
-        rings.extend(arm);
-        body.tube(&rings, 14, Vec3::Z);
-    }
+            Vec2::new(r, r * 1.05)
+        },
+        |s| {
+            let y = top.y + (ankle.y - top.y) * s;
+            let hip_w = smoothstep(0.90, 0.96, y);
+            let knee_w = smoothstep(knee_y + 0.05, knee_y - 0.05, y);
+            let ankle_w = smoothstep(pos(foot).y + 0.06, pos(foot).y, y);
+            merge(vec![
+                (idx::HIPS, 0.5 * hip_w),
+                (thigh, (1.0 - knee_w) * (1.0 - 0.5 * hip_w)),
+                (shin, knee_w * (1.0 - ankle_w)),
+                (foot, ankle_w),
+            ])
+        },
+    )
+}
 
-    // Legs: top of thigh (inside the pelvis) to the ankle, blending hips, knee and ankle.
-    for (thigh, shin, foot, side) in [
-        (idx::THIGH_L, idx::SHIN_L, idx::FOOT_L, 1.0f32),
-        (idx::THIGH_R, idx::SHIN_R, idx::FOOT_R, -1.0),
-    ] {
-        let top = pos(thigh) + Vec3::new(side * 0.005, -0.02, 0.0);
-        // The leg ends inside the foot, so no slot opens at the ankle.
-        let ankle = pos(foot) - Vec3::Y * 0.03;
-        let knee_y = pos(shin).y;
-        let leg = rings_along(
-            top,
-            ankle,
-            24,
-            |s| {
-                let y = top.y + (ankle.y - top.y) * s;
-                let thigh_r = 0.066 - 0.018 * smoothstep(0.7, 0.52, y);
-                let calf = 0.008 * smoothstep(0.22, 0.36, y) * (1.0 - smoothstep(0.38, 0.5, y));
-                let r = if y > knee_y {
-                    thigh_r
-                } else {
-                    0.05 - 0.018 * smoothstep(0.4, 0.12, y) + calf
-                };
-                Vec2::new(r, r * 1.05)
-            },
-            |s| {
-                let y = top.y + (ankle.y - top.y) * s;
-                let hip_w = smoothstep(0.90, 0.96, y);
-                let knee_w = smoothstep(knee_y + 0.05, knee_y - 0.05, y);
-                let ankle_w = smoothstep(pos(foot).y + 0.06, pos(foot).y, y);
-                merge(vec![
-                    (idx::HIPS, 0.5 * hip_w),
-                    (thigh, (1.0 - knee_w) * (1.0 - 0.5 * hip_w)),
-                    (shin, knee_w * (1.0 - ankle_w)),
-                    (foot, ankle_w),
-                ])
-            },
-        );
-        body.tube(&leg, 16, Vec3::X);
-        // Foot: heel to toe along +Z, flat sole at y = 0.
-        let heel = Vec3::new(pos(foot).x, 0.045, -0.06);
-        let toe = Vec3::new(pos(foot).x, 0.03, 0.19);
-        let foot_rings = rings_along(
-            heel,
-            toe,
-            12,
-            |s| {
-                let round = (1.0 - (2.0 * s - 1.0).powi(8)).max(0.0).sqrt();
-                Vec2::new(
-                    0.045 * (0.6 + 0.4 * round),
-                    (0.045 - 0.015 * s) * round.max(0.05),
-                )
-            },
-            |_| vec![(foot, 1.0)],
-        );
-        body.tube(&foot_rings, 12, Vec3::X);
-    }
-
-    body.normals = crate::mesh::smooth_normals(&body.positions, &body.indices);
-    body
+/// The foot's rings: heel to toe along +Z, flat sole at y = 0, bound wholly to the foot joint.
+fn foot(leg: &Leg) -> Vec<Ring> {
+    let foot = leg.foot;
+    let heel = Vec3::new(pos(foot).x, 0.045, -0.06);
+    let toe = Vec3::new(pos(foot).x, 0.03, 0.19);
+    rings_along(
+        heel,
+        toe,
+        12,
+        |s| {
+            let round = (1.0 - (2.0 * s - 1.0).powi(8)).max(0.0).sqrt();
+            Vec2::new(
+                0.045 * (0.6 + 0.4 * round),
+                (0.045 - 0.015 * s) * round.max(0.05),
+            )
+        },
+        |_| vec![(foot, 1.0)],
+    )
 }
 
 /// Adds a hand ring: flattened across, so the palm faces the thigh.
