@@ -33,6 +33,8 @@
 //! ```
 //!
 //! ## Modules
+//! - [`atomic`]: the one atomic file writer every command uses (temporary file beside the
+//!   target, removed on error, stale ones of killed runs cleaned by the next write); std only.
 //! - [`anim`]: pure-CPU animation core (transforms, skeleton, clips, sampling, FK, skinning).
 //! - [`mesh`]: skinned meshes, materials, bounds.
 //! - [`import`]: glTF import and the procedural mannequin.
@@ -51,6 +53,7 @@
 
 pub mod anim;
 pub mod app;
+pub mod atomic;
 pub mod bake;
 pub mod bench;
 pub mod character;

@@ -351,8 +351,8 @@ fn present_mode(vsync: bool) -> wgpu::PresentMode {
     }
 }
 
-/// Writes `image` to `path` as PNG, through a temporary file so a failed write leaves no
-/// half-written file.
+/// Writes `image` to `path` as PNG, atomically through [`crate::atomic`]: a failed write
+/// leaves neither a half-written file nor a temporary one.
 ///
 /// # Errors
 /// [`AppError::Image`] naming the file.
@@ -361,14 +361,13 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), AppError> {
         path: path.display().to_string(),
         what,
     };
-    let tmp = path.with_extension("png.partial");
+    // Encoded in memory (a frame is a few megabytes at most), so the encoder's error stays
+    // apart from the file system's.
+    let mut png = Vec::new();
     image
-        .save_with_format(&tmp, image::ImageFormat::Png)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .map_err(|e| fail(e.to_string()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e.to_string())
-    })
+    crate::atomic::write_bytes(path, &png).map_err(|e| fail(format!("{}: {}", e.what, e.source)))
 }
 
 impl ApplicationHandler for App<'_> {

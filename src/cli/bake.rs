@@ -2,16 +2,12 @@
 //! a terminal and a summary of what was baked and the errors measured.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
-use crate::bake::{BakeOptions, BakeReport, Progress, Recipe, bake, inputs};
-use crate::format::ThrongFile;
-
-/// The recipe baked when none is named.
-pub const DEFAULT_RECIPE: &str = "bake/mannequin.toml";
+use super::baking::bake_and_write;
+use crate::bake::{BakeReport, DEFAULT_RECIPE, Recipe, up_to_date};
 
 /// Arguments of `throng bake`.
 #[derive(Debug, clap::Args)]
@@ -39,7 +35,7 @@ pub struct Args {
 }
 
 /// The recipe `input` names: a recipe file, or the defaults for a model.
-pub(super) fn recipe_for(input: &Path, out: Option<&Path>) -> Result<Recipe> {
+fn recipe_for(input: &Path, out: Option<&Path>) -> Result<Recipe> {
     let ext = input
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -65,76 +61,13 @@ pub(super) fn recipe_for(input: &Path, out: Option<&Path>) -> Result<Recipe> {
     Ok(recipe)
 }
 
-/// Whether `recipe`'s output exists and was baked from exactly these inputs.
-pub(super) fn up_to_date(recipe: &Recipe, force: bool) -> Result<bool> {
-    if !recipe.output.exists() {
-        return Ok(false);
-    }
-    let (key, _) = inputs(recipe, force)?;
-    Ok(ThrongFile::open(&recipe.output).is_ok_and(|f| f.metadata().input_key == key))
-}
-
-/// Bakes `recipe` and writes it, with a progress bar unless `quiet`.
-pub(super) fn bake_and_write(recipe: &Recipe, force: bool, quiet: bool) -> Result<BakeReport> {
-    let bar = Mutex::new(None::<indicatif::ProgressBar>);
-    let progress = |p: Progress| {
-        if quiet {
-            return;
-        }
-        let Ok(mut bar) = bar.lock() else { return };
-        match p {
-            Progress::Stage(what, total) => {
-                if let Some(b) = bar.take() {
-                    b.finish_and_clear();
-                }
-                let b = indicatif::ProgressBar::with_draw_target(
-                    Some(total),
-                    indicatif::ProgressDrawTarget::stderr(),
-                );
-                b.set_style(
-                    indicatif::ProgressStyle::with_template(
-                        "{msg:>16} [{bar:40}] {pos}/{len} ({eta})",
-                    )
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-                );
-                b.set_message(what.to_string());
-                *bar = Some(b);
-            }
-            Progress::Advance(n) => {
-                if let Some(b) = bar.as_ref() {
-                    b.inc(n);
-                }
-            }
-        }
-    };
-    let baked = bake(
-        recipe,
-        &BakeOptions {
-            force,
-            progress: Some(&progress),
-        },
-    );
-    if let Ok(mut b) = bar.lock()
-        && let Some(b) = b.take()
-    {
-        b.finish_and_clear();
-    }
-    let baked = baked?;
-    if let Some(dir) = recipe.output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    baked.builder.write(&recipe.output)?;
-    Ok(baked.report)
-}
-
 /// A length in model units with its fraction of the character's height.
 fn err(e: f32, height: f32) -> String {
     format!("{e:.2e} ({:.3}%)", e / height * 100.0)
 }
 
 /// The summary printed after a bake.
-pub(super) fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String {
+fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String {
     let mut s = String::new();
     let anims: usize = report.characters.iter().map(|c| c.anims.len()).sum();
     let frames: u64 = report

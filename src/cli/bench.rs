@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::render::{default_bake, parse_size};
+use super::baking::default_bake;
+use super::render::parse_size;
 use crate::bench::report::{table, write_all};
 use crate::bench::run::{BenchOptions, PATHS, cases, run as run_bench};
 use crate::crowd::LodPresets;

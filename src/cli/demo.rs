@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use super::render::{BackendArg, SkinningArg, default_bake, parse_size};
+use super::baking::default_bake;
+use super::render::{BackendArg, SkinningArg, parse_size};
 use crate::app::{AppError, DemoOptions, Scene, SkinningChoice, render_headless, window};
 use crate::render::BackendChoice;
 

@@ -1,7 +1,7 @@
 //! `throng export-texture`: the bone-matrix texels of a `.throng` file as an image. EXR keeps
 //! the floats exactly; PNG is a preview with each channel normalised to its range.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
@@ -66,11 +66,13 @@ pub(super) fn run(args: &Args) -> Result<()> {
     for i in 0..n as usize {
         data[i * 4..i * 4 + 4].copy_from_slice(&texels.get(i));
     }
-    let tmp = temp_path(&args.out);
-    let written = if ext == "exr" {
+    let (image, format) = if ext == "exr" {
         let img = image::Rgba32FImage::from_raw(w, h, data)
             .context("building the float image (size mismatch)")?;
-        image::DynamicImage::ImageRgba32F(img).save_with_format(&tmp, image::ImageFormat::OpenExr)
+        (
+            image::DynamicImage::ImageRgba32F(img),
+            image::ImageFormat::OpenExr,
+        )
     } else {
         let (mut lo, mut hi) = ([f32::INFINITY; 4], [f32::NEG_INFINITY; 4]);
         for t in data[..n as usize * 4].chunks_exact(4) {
@@ -100,17 +102,17 @@ pub(super) fn run(args: &Args) -> Result<()> {
         for (k, c) in ["R", "G", "B", "A"].iter().enumerate() {
             println!("{c}: {:+.4} .. {:+.4} maps to 0 .. 255", lo[k], hi[k]);
         }
-        image::RgbaImage::from_raw(w, h, bytes)
-            .context("building the preview image (size mismatch)")?
-            .save_with_format(&tmp, image::ImageFormat::Png)
+        let img = image::RgbaImage::from_raw(w, h, bytes)
+            .context("building the preview image (size mismatch)")?;
+        (
+            image::DynamicImage::ImageRgba8(img),
+            image::ImageFormat::Png,
+        )
     };
-    if let Err(e) = written.map_err(anyhow::Error::from).and_then(|()| {
-        std::fs::rename(&tmp, &args.out)
-            .with_context(|| format!("renaming into {}", args.out.display()))
-    }) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e.context(format!("writing {}", args.out.display())));
-    }
+    // The encoder streams into the temporary file (EXR seeks back to write its offsets).
+    crate::atomic::write_with(&args.out, |w| {
+        image.write_to(w, format).map_err(std::io::Error::other)
+    })?;
     println!(
         "wrote {} ({w} x {h} texels of {n}, {})",
         args.out.display(),
@@ -121,13 +123,4 @@ pub(super) fn run(args: &Args) -> Result<()> {
         }
     );
     Ok(())
-}
-
-/// A temporary file beside `out` with the same extension (the encoder is chosen by it).
-fn temp_path(out: &Path) -> PathBuf {
-    let name = out
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    out.with_file_name(format!(".tmp-{}-{name}", std::process::id()))
 }

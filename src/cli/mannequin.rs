@@ -20,11 +20,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    // Write beside the target and rename, so an interrupted run never leaves half a file.
-    let tmp = args.out.with_extension("glb.tmp");
-    std::fs::write(&tmp, &bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &args.out)
-        .with_context(|| format!("replacing {}", args.out.display()))?;
+    crate::atomic::write_bytes(&args.out, &bytes)?;
     println!("wrote {} ({} bytes)", args.out.display(), bytes.len());
     Ok(())
 }

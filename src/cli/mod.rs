@@ -1,6 +1,7 @@
 //! The `throng` command line: argument parsing and glue between the library modules.
 
 mod bake;
+mod baking;
 mod bench;
 mod demo;
 mod export_texture;

@@ -1,9 +1,11 @@
 //! `throng render`: one deterministic frame of a baked crowd, rendered offscreen, to a PNG.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
+use super::baking::default_bake;
+use crate::app::save_png;
 use crate::format::ThrongFile;
 use crate::render::{
     BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target, gpu_path_unavailable, scene,
@@ -95,23 +97,6 @@ pub(super) fn parse_size(s: &str) -> Result<(u32, u32), String> {
             "'{s}': width and height must be whole numbers from 16 to 8192"
         )),
     }
-}
-
-/// The default bake, baked first when missing or stale.
-pub(super) fn default_bake(quiet: bool) -> Result<PathBuf> {
-    let recipe = super::bake::recipe_for(Path::new(super::bake::DEFAULT_RECIPE), None)
-        .context("the default bake needs bake/mannequin.toml (run from the repository root, or give --bake FILE)")?;
-    if !super::bake::up_to_date(&recipe, false)? {
-        if !quiet {
-            eprintln!(
-                "baking {} from {} first",
-                recipe.output.display(),
-                super::bake::DEFAULT_RECIPE
-            );
-        }
-        super::bake::bake_and_write(&recipe, false, quiet)?;
-    }
-    Ok(recipe.output)
 }
 
 /// The skinning path for what was asked and why the GPU path cannot run (if it cannot), with
@@ -209,11 +194,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         &gpu, &file, &target, &agents, view_proj, path, false, args.lod,
     )?;
     let image = target.read(&gpu)?;
-    let tmp = args.out.with_extension("png.tmp");
-    image
-        .save_with_format(&tmp, image::ImageFormat::Png)
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &args.out).with_context(|| format!("writing {}", args.out.display()))?;
+    save_png(&image, &args.out)?;
     println!(
         "drew {} instances in {} draw calls, {samples}x MSAA; frame {:.2} ms (submit to finish){}{}",
         stats.instances,

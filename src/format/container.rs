@@ -2,8 +2,9 @@
 //! aligned so that its bytes can be used in place, and CRC-32 checksums over everything.
 //! docs/FORMAT.md describes the bytes. What the sections hold is defined by their users.
 //!
-//! The writer builds the file in memory and replaces the target atomically (temporary file in
-//! the same folder, then rename), so an interrupted write never leaves half a file. The reader
+//! The writer streams the file into [`crate::atomic`]'s writer (temporary file in the same
+//! folder, then rename), so an interrupted write never leaves half a file; that module knows
+//! only std, so `format` stays a leaf. The reader
 //! maps the file and validates every count, offset and size before any use; it never panics
 //! and never allocates from an unchecked count.
 
@@ -199,37 +200,24 @@ impl<'a> Writer<'a> {
         out
     }
 
-    /// Writes the container to `path` atomically: into a temporary file beside it, flushed to
-    /// disk, then renamed over `path`. On any error the temporary file is removed and `path` is
-    /// untouched.
+    /// Writes the container to `path` atomically, through [`crate::atomic`]: into a temporary
+    /// file beside it, flushed to disk, then renamed over `path`. On any error the temporary
+    /// file is removed and `path` is untouched.
     ///
     /// # Errors
     /// [`FormatError::Io`] naming the step that failed.
     pub fn write(&self, path: &Path) -> Result<(), FormatError> {
-        let file = path.display().to_string();
-        let tmp = path.with_file_name(format!(
-            ".{}.tmp-{}",
-            path.file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            std::process::id()
-        ));
         let layout = self.layout();
         let table = self.table(&layout);
         let header = self.header(&layout, self.content_crc(&layout, &table));
-        let result = (|| {
-            let f = std::fs::File::create(&tmp).map_err(|e| (e, "creating a temporary file"))?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-            w.write_all(&header).map_err(|e| (e, "writing"))?;
+        crate::atomic::write_with(path, |w| {
+            w.write_all(&header)?;
             self.content(&layout, &table, |b| w.write_all(b))
-                .map_err(|e| (e, "writing"))?;
-            let f = w.into_inner().map_err(|e| (e.into_error(), "writing"))?;
-            f.sync_all().map_err(|e| (e, "flushing to disk"))?;
-            std::fs::rename(&tmp, path).map_err(|e| (e, "renaming into place"))
-        })();
-        result.map_err(|(source, what)| {
-            let _ = std::fs::remove_file(&tmp);
-            FormatError::Io { file, what, source }
+        })
+        .map_err(|e| FormatError::Io {
+            file: path.display().to_string(),
+            what: e.what,
+            source: e.source,
         })
     }
 }

@@ -1,0 +1,337 @@
+//! The one way throng writes a file: atomically. The bytes go into a temporary file beside the
+//! target, are flushed to disk, and the temporary file is renamed over the target, so a reader
+//! sees the old complete file or the new complete file, never half of one.
+//!
+//! The temporary file of target `DIR/NAME` is `DIR/.NAME.tmp-throng-PID-N`: hidden, in the same
+//! folder (a rename across file systems is not atomic), `PID` the writing process and `N` a
+//! counter within it, so two writers never share one. It is removed on every error path,
+//! including a panic inside the caller's closure (a guard deletes it on drop unless the rename
+//! happened). A run that is killed cannot clean up, so every successful write then removes the
+//! temporaries of the same target (`.NAME.tmp-throng-<digits>-<digits>`) that belong to
+//! processes no longer running; nothing else in the folder is touched.
+//!
+//! A crate-root leaf that knows only std, so every module may use it, `format` included (the
+//! `.throng` container writer goes through it without giving up being a leaf).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// What every temporary name carries after `.NAME`, so the stale ones of a target are found
+/// by name alone.
+pub const TEMP_MARK: &str = ".tmp-throng-";
+
+/// Size of the write buffer, bytes: large enough that a multi-megabyte bake is written in few
+/// system calls, small enough not to matter beside it.
+const BUFFER: usize = 1 << 20;
+
+/// Where the liveness of a process cannot be asked (no `/proc`), a temporary file left this
+/// long untouched is taken to be stale: far longer than any write takes, since a live writer
+/// keeps changing its file.
+const STALE_AGE: Duration = Duration::from_secs(60 * 60);
+
+/// Counts the temporary files this process has made, so concurrent writes of one target from
+/// several threads use different names.
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// Why a file could not be written; the target keeps its old content (or stays absent).
+#[derive(Debug, Error)]
+#[error("{}: {what}: {source}", path.display())]
+pub struct WriteError {
+    /// The target file.
+    pub path: PathBuf,
+    /// The step that failed: "creating a temporary file", "writing", "flushing to disk" or
+    /// "renaming into place".
+    pub what: &'static str,
+    /// What the system (or the caller's closure) said.
+    pub source: std::io::Error,
+}
+
+/// Writes `bytes` to `path` atomically.
+///
+/// # Errors
+/// As [`write_with`].
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    write_with(path, |w| w.write_all(bytes))
+}
+
+/// Writes `path` atomically: `write` fills a buffered temporary file beside it (its error is
+/// reported as the "writing" step), which is then flushed, synced to disk and renamed over
+/// `path`. After the rename, the temporaries that killed runs left for `path` are removed
+/// (best effort: failing to remove one is not an error of this write).
+///
+/// The folder of `path` must exist.
+///
+/// # Errors
+/// [`WriteError`] naming `path` and the step that failed; the temporary file is removed and
+/// `path` is untouched.
+pub fn write_with(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> Result<(), WriteError> {
+    let fail = |what: &'static str| {
+        move |source| WriteError {
+            path: path.to_path_buf(),
+            what,
+            source,
+        }
+    };
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_file_name(format!("{}{}-{n}", temp_prefix(path), std::process::id()));
+    let file = File::create(&tmp).map_err(fail("creating a temporary file"))?;
+    // Declared before the writer, so it is dropped after it: the file is closed, then removed.
+    let mut guard = Guard {
+        path: tmp,
+        committed: false,
+    };
+    let mut w = BufWriter::with_capacity(BUFFER, file);
+    write(&mut w).map_err(fail("writing"))?;
+    let file = w
+        .into_inner()
+        .map_err(|e| fail("writing")(e.into_error()))?;
+    file.sync_all().map_err(fail("flushing to disk"))?;
+    drop(file);
+    std::fs::rename(&guard.path, path).map_err(fail("renaming into place"))?;
+    guard.committed = true;
+    sync_folder(path);
+    remove_stale(path);
+    Ok(())
+}
+
+/// `.NAME.tmp-throng-`: the start of every temporary name of target `path`.
+fn temp_prefix(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!(".{name}{TEMP_MARK}")
+}
+
+/// Removes the temporary file unless it was renamed into place.
+struct Guard {
+    path: PathBuf,
+    committed: bool,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Makes the rename itself durable where the system allows syncing a folder; where it does
+/// not (or fails), the file's own content is still on disk, which is what the readers check.
+fn sync_folder(path: &Path) {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// Removes the temporaries of `path` whose writing process is gone.
+fn remove_stale(path: &Path) {
+    let prefix = temp_prefix(path);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(writer_pid)
+        else {
+            continue;
+        };
+        let stale = match alive(pid) {
+            Some(alive) => !alive,
+            None => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > STALE_AGE),
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if stale && is_file {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The PID of a temporary name's `PID-N` tail; `None` unless the tail is exactly that.
+fn writer_pid(tail: &str) -> Option<u32> {
+    let (pid, n) = tail.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || !digits(n) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Whether process `pid` is running: `Some` where `/proc` can tell, `None` elsewhere. This
+/// process counts as running, so its own writes in other threads are never disturbed.
+fn alive(pid: u32) -> Option<bool> {
+    if pid == std::process::id() {
+        return Some(true);
+    }
+    if !Path::new("/proc/self").exists() {
+        return None;
+    }
+    Some(Path::new("/proc").join(pid.to_string()).exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh empty folder, unique per test and process.
+    fn temp_dir(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("throng-atomic-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Names of the entries of `dir`, sorted.
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A PID above Linux's largest (2^22), so no process has it.
+    const DEAD: u32 = u32::MAX;
+
+    #[test]
+    fn writes_and_replaces_leaving_only_the_target() {
+        let dir = temp_dir("write");
+        let path = dir.join("a.bin");
+        write_bytes(&path, b"first").unwrap();
+        write_with(&path, |w| {
+            w.write_all(b"sec")?;
+            w.write_all(b"ond")
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        assert_eq!(entries(&dir), ["a.bin"]);
+    }
+
+    #[test]
+    fn a_failed_write_removes_its_temporary_and_keeps_the_old_file() {
+        let dir = temp_dir("fail");
+        let path = dir.join("a.bin");
+        std::fs::write(&path, b"old").unwrap();
+        let e = write_with(&path, |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("encoder gave up"))
+        })
+        .unwrap_err();
+        assert_eq!(e.what, "writing");
+        assert_eq!(
+            e.to_string(),
+            format!("{}: writing: encoder gave up", path.display())
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(entries(&dir), ["a.bin"]);
+
+        // A target that is a folder: the temporary file is complete, the rename fails.
+        let taken = dir.join("taken");
+        std::fs::create_dir_all(taken.join("x")).unwrap();
+        let e = write_bytes(&taken, b"data").unwrap_err();
+        assert_eq!(e.what, "renaming into place");
+        assert_eq!(entries(&dir), ["a.bin", "taken"]);
+
+        // A missing folder: nothing is created.
+        let e = write_bytes(&dir.join("no/such/file"), b"data").unwrap_err();
+        assert_eq!(e.what, "creating a temporary file");
+        assert!(e.to_string().contains("no/such/file"), "{e}");
+    }
+
+    #[test]
+    fn a_panic_while_writing_removes_the_temporary() {
+        let dir = temp_dir("panic");
+        let path = dir.join("a.bin");
+        let result = std::panic::catch_unwind(|| {
+            let _ = write_with(&path, |w| {
+                w.write_all(b"half")?;
+                panic!("the caller's closure panicked");
+            });
+        });
+        assert!(result.is_err());
+        assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
+    }
+
+    #[test]
+    fn stale_temporaries_of_the_target_go_and_nothing_else() {
+        let dir = temp_dir("stale");
+        let path = dir.join("crowd.throng");
+        let stale = [
+            format!(".crowd.throng{TEMP_MARK}{DEAD}-0"),
+            format!(".crowd.throng{TEMP_MARK}{DEAD}-17"),
+        ];
+        let kept = [
+            // Another target's temporary.
+            format!(".other.throng{TEMP_MARK}{DEAD}-0"),
+            // A live writer's (this process stands in for it).
+            format!(".crowd.throng{TEMP_MARK}{}-99", std::process::id()),
+            // Not of the scheme.
+            format!(".crowd.throng{TEMP_MARK}{DEAD}"),
+            format!(".crowd.throng{TEMP_MARK}{DEAD}-1x"),
+            format!(".crowd.throng{TEMP_MARK}-1"),
+            ".crowd.throng.tmp-123".to_string(),
+            "crowd.throng.bak".to_string(),
+        ];
+        for name in stale.iter().chain(&kept) {
+            std::fs::write(dir.join(name), b"junk").unwrap();
+        }
+        write_bytes(&path, b"new").unwrap();
+        let mut expected: Vec<String> = kept.to_vec();
+        expected.push("crowd.throng".to_string());
+        expected.sort();
+        assert_eq!(entries(&dir), expected);
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_stale_temporaries_alone() {
+        let dir = temp_dir("stale-fail");
+        let path = dir.join("a.bin");
+        let stale = format!(".a.bin{TEMP_MARK}{DEAD}-0");
+        std::fs::write(dir.join(&stale), b"junk").unwrap();
+        write_with(&path, |_| Err(std::io::Error::other("no"))).unwrap_err();
+        assert_eq!(entries(&dir), [stale]);
+    }
+
+    #[test]
+    fn temporary_names_follow_the_scheme() {
+        assert_eq!(temp_prefix(Path::new("out/x.png")), ".x.png.tmp-throng-");
+        assert_eq!(writer_pid("123-4"), Some(123));
+        assert_eq!(writer_pid("123-"), None);
+        assert_eq!(writer_pid("123"), None);
+        assert_eq!(writer_pid("+1-2"), None);
+        assert_eq!(alive(std::process::id()), Some(true));
+    }
+}

@@ -1,0 +1,100 @@
+//! A recipe's output file: whether it is up to date (baked from exactly these inputs by this
+//! throng), baking into it (atomically, through the container writer), and the default bake
+//! that the demo, `throng render` and `throng bench` fall back on when given no file.
+//!
+//! Printing stays the caller's: progress goes through [`BakeOptions::progress`], and
+//! [`default_bake`] says when it is about to bake through a callback, so each command keeps
+//! its own messages (or none).
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use super::baker::{BakeOptions, BakeReport, bake, inputs};
+use super::error::BakeError;
+use super::recipe::Recipe;
+use crate::format::ThrongFile;
+
+/// The recipe of the default bake (the mannequin crowd of the demo), relative to the current
+/// folder: commands run from the repository root find it.
+pub const DEFAULT_RECIPE: &str = "bake/mannequin.toml";
+
+/// Why a bake could not be written to its file.
+#[derive(Debug, Error)]
+pub enum OutputError {
+    /// The default recipe could not be read.
+    #[error(
+        "the default bake needs {DEFAULT_RECIPE} (run from the repository root, or give --bake FILE)"
+    )]
+    DefaultRecipe {
+        /// Why it could not.
+        #[source]
+        source: BakeError,
+    },
+    /// The output's folder could not be created.
+    #[error("creating {}", dir.display())]
+    Folder {
+        /// The folder.
+        dir: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Baking or writing failed.
+    #[error(transparent)]
+    Bake(#[from] BakeError),
+}
+
+/// Whether `recipe`'s output exists and was baked from exactly these inputs (recipe, models,
+/// character files, throng version and `force`). An output that cannot be read is not up to
+/// date.
+///
+/// # Errors
+/// [`BakeError::Input`] if an input file cannot be read for hashing.
+pub fn up_to_date(recipe: &Recipe, force: bool) -> Result<bool, BakeError> {
+    if !recipe.output.exists() {
+        return Ok(false);
+    }
+    let (key, _) = inputs(recipe, force)?;
+    Ok(ThrongFile::open(&recipe.output).is_ok_and(|f| f.metadata().input_key == key))
+}
+
+/// Bakes `recipe` and writes it to `recipe.output` atomically, creating its folder if needed.
+///
+/// # Errors
+/// [`OutputError::Bake`] if baking or writing fails (the old output stays as it was),
+/// [`OutputError::Folder`] if the folder cannot be created.
+pub fn bake_to_file(recipe: &Recipe, options: &BakeOptions) -> Result<BakeReport, OutputError> {
+    let baked = bake(recipe, options)?;
+    if let Some(dir) = recipe.output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| OutputError::Folder {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+    }
+    baked
+        .builder
+        .write(&recipe.output)
+        .map_err(BakeError::from)?;
+    Ok(baked.report)
+}
+
+/// The default bake's file, baked first from [`DEFAULT_RECIPE`] when missing or out of date;
+/// `before_baking` is called with the recipe just before that bake (not at all when the file
+/// is up to date).
+///
+/// # Errors
+/// [`OutputError::DefaultRecipe`] if the recipe cannot be read (e.g. when run outside the
+/// repository), else as [`up_to_date`] and [`bake_to_file`].
+pub fn default_bake(
+    options: &BakeOptions,
+    before_baking: impl FnOnce(&Recipe),
+) -> Result<PathBuf, OutputError> {
+    let recipe = Recipe::load(std::path::Path::new(DEFAULT_RECIPE))
+        .map_err(|source| OutputError::DefaultRecipe { source })?;
+    if !up_to_date(&recipe, options.force)? {
+        before_baking(&recipe);
+        bake_to_file(&recipe, options)?;
+    }
+    Ok(recipe.output)
+}
