@@ -4,9 +4,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::crowd::scene;
 use crate::format::ThrongFile;
 use crate::render::{
-    BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target, gpu_path_unavailable, scene,
+    BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target, gpu_path_unavailable,
 };
 
 /// `--backend` values.
