@@ -21,9 +21,9 @@ use crate::crowd::sim::{GRID_CELL, StepContext, avoidance, step};
 use crate::format::ThrongFile;
 
 /// Slots per job of the parallel step pass. The pass visits every slot but steps only the due
-/// ones (one in 8 at rate 8), so jobs smaller than `parallel_min` let the pool even out uneven
-/// work, while 1024 slots still hold over a hundred steps at rate 8 to outweigh each job's
-/// hand-over.
+/// ones, which sit together in their groups' due runs, so jobs a quarter of
+/// [`crate::crowd::PARALLEL_MIN`] long let the pool even out the work, while each still holds
+/// 128 steps where agents are updated every 8th frame, enough to outweigh its hand-over.
 const STEP_CHUNK: usize = 1024;
 
 impl Crowd {
