@@ -17,9 +17,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use throng::bake::{BakeOptions, Recipe, bake};
+use throng::crowd::scene::{self, frame_pose};
 use throng::format::ThrongFile;
 use throng::render::cpu_skin::skin_instances;
-use throng::render::scene::{self, frame_pose};
 use throng::render::{BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target};
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -9,10 +9,10 @@ use std::path::Path;
 use glam::Vec3;
 use throng::bake::{BakeOptions, PrecisionChoice, Recipe, bake};
 use throng::character::{Character, Poser};
+use throng::crowd::scene::{Placement, frame_pose};
 use throng::format::ThrongFile;
 use throng::format::records::anim_kind;
 use throng::render::cpu_skin::skin_vertex;
-use throng::render::scene::{Agent, frame_pose};
 
 #[test]
 fn cpu_skinning_matches_the_pipeline_at_baked_frames() {
@@ -58,7 +58,7 @@ fn cpu_skinning_matches_the_pipeline_at_baked_frames() {
             model.meshes[0]
                 .mesh
                 .skin(&skin, &mut positions, &mut normals);
-            let agent = Agent {
+            let agent = Placement {
                 character: 0,
                 position: Vec3::ZERO,
                 heading: 0.0,

@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use throng::bake::{BakeOptions, Recipe, bake};
+use throng::crowd::scene::{self, frame_pose};
 use throng::format::ThrongFile;
 use throng::render::cpu_skin::skin_vertex;
 use throng::render::image_diff::compare;
 use throng::render::parity::gpu_skin;
-use throng::render::scene::{self, frame_pose};
 use throng::render::{BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target};
 
 /// The default mannequin bake, baked once per test process into a temp folder.

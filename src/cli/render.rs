@@ -6,9 +6,10 @@ use anyhow::{Result, bail};
 
 use super::baking::default_bake;
 use crate::app::save_png;
+use crate::crowd::scene;
 use crate::format::ThrongFile;
 use crate::render::{
-    BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target, gpu_path_unavailable, scene,
+    BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target, gpu_path_unavailable,
 };
 
 /// `--backend` values.

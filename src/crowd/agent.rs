@@ -8,7 +8,7 @@ use std::f32::consts::TAU;
 use glam::Vec3;
 
 use super::palette::{CharacterPalette, Palette};
-use super::record::rgba8;
+use super::record::{Playback, rgba8};
 use super::rng::Rng;
 
 /// What an agent is doing.
@@ -216,6 +216,19 @@ impl Agent {
     pub fn forward(&self) -> Vec3 {
         let (s, c) = self.heading.sin_cos();
         Vec3::new(s, 0.0, c)
+    }
+
+    /// What it plays: its animations, their times and the fade, for
+    /// [`Playback::frame_pose`].
+    #[inline]
+    pub fn playback(&self) -> Playback {
+        Playback {
+            anim_a: self.anim_a,
+            time_a: self.time_a,
+            anim_b: self.anim_b,
+            time_b: self.time_b,
+            fade: self.fade,
+        }
     }
 }
 

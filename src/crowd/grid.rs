@@ -9,7 +9,7 @@
 use glam::Vec2;
 use rayon::prelude::*;
 
-use super::crowd::PARALLEL_MIN;
+use super::PARALLEL_MIN;
 
 /// Most cells a grid allocates: past this the cells grow instead (about 32 MB of counters).
 const MAX_CELLS: usize = 1 << 23;
@@ -24,8 +24,11 @@ pub struct GridPoint {
 }
 
 /// A uniform grid of points over a square centred on the origin.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Grid {
+    /// Fewer points than this are sorted (and walked by [`super::sim::avoidance`]) on the
+    /// calling thread; at least 1.
+    parallel_min: usize,
     cell: f32,
     inv_cell: f32,
     half: f32,
@@ -39,10 +42,38 @@ pub struct Grid {
     keyed: Vec<(u32, GridPoint)>,
 }
 
+impl Default for Grid {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Grid {
-    /// An empty grid (queries find nothing until [`Grid::rebuild`]).
+    /// An empty grid (queries find nothing until [`Grid::rebuild`]) whose passes run in
+    /// parallel from [`PARALLEL_MIN`] points.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_parallel_min(PARALLEL_MIN)
+    }
+
+    /// An empty grid whose passes run in parallel from `parallel_min` points (0 counts as 1);
+    /// the grid is the same either way.
+    pub fn with_parallel_min(parallel_min: usize) -> Self {
+        Self {
+            parallel_min: parallel_min.max(1),
+            cell: 0.0,
+            inv_cell: 0.0,
+            half: 0.0,
+            side: 0,
+            ends: Vec::new(),
+            points: Vec::new(),
+            place: Vec::new(),
+            keyed: Vec::new(),
+        }
+    }
+
+    /// Fewer points than this are handled on the calling thread (at least 1).
+    pub fn parallel_min(&self) -> usize {
+        self.parallel_min
     }
 
     /// Sorts the points of `items` (`point(item)`: its position on the ground, world x and z
@@ -86,14 +117,14 @@ impl Grid {
             let p = point(item);
             *k = (this.cell_index(p), GridPoint { p, id: i as u32 });
         };
-        if items.len() < PARALLEL_MIN {
+        if items.len() < self.parallel_min {
             keyed.iter_mut().zip(items).enumerate().for_each(key);
         } else {
             keyed
                 .par_iter_mut()
                 .zip(items.par_iter())
                 .enumerate()
-                .with_min_len(PARALLEL_MIN)
+                .with_min_len(self.parallel_min)
                 .for_each(key);
         }
         self.keyed = keyed;
@@ -182,7 +213,8 @@ mod tests {
     #[test]
     fn queries_find_exactly_the_points_within_the_radius() {
         let mut rng = Rng::new(5);
-        let mut grid = Grid::new();
+        // Past the threshold, so that the parallel sort is what is checked.
+        let mut grid = Grid::with_parallel_min(256);
         for round in 0..4 {
             let half = 10.0 + round as f32 * 5.0;
             // Some points outside the plaza, to check the edge cells keep them.

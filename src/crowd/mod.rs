@@ -1,7 +1,8 @@
 //! The crowd on the CPU: agents and their behaviour, LOD levels and update rates, culling, and
 //! the instance records the renderer uploads. Knows no wgpu.
 //!
-//! - `record`: the per-instance record the vertex shader reads, and the frames it shows.
+//! - `record`: the per-instance record the vertex shader reads, the frames it shows, and the
+//!   [`Playback`] (animations, times, fade) both agents and the test scene turn into them.
 //! - `lod`: LOD policy (distances, update rates) and named presets (`assets/lod.toml`).
 //! - `cull`: view-frustum planes and conservative sphere and box tests.
 //! - `palette`: what each character of a bake can play: gaits by speed, families, bounds.
@@ -9,31 +10,44 @@
 //! - `schedule`: slots in buckets per character, LOD level and update phase: one draw range
 //!   per (character, level), one contiguous due run per group and frame, dirty ranges.
 //! - `agent`, `sim`: agents, their behaviour and the parallel, deterministic step.
-//! - `rng`: the small deterministic generator agents (and `render::scene`) draw from.
-//! - `crowd`: [`Crowd`], tying it together: update, records, draws, dirty ranges, stats.
+//! - `rng`: the small deterministic generator agents (and `scene`) draw from.
+//! - `settings`: how a crowd is made, the view an update sees, what an update reports.
+//! - `assign`: culling and LOD level of every agent for a view (private).
+//! - `population`: [`Crowd`], tying it together: its state in slot order, records, draws,
+//!   dirty ranges; its `update` step each frame.
+//! - `scene`: a deterministic test scene (placements, camera) from a seed, for
+//!   `throng render`, the parity tests and the benchmarks.
 
 pub mod agent;
-// The module holding `Crowd` is named after it, as the other modules are after their job.
-#[allow(clippy::module_inception)]
-pub mod crowd;
+mod assign;
 pub mod cull;
 pub mod error;
 pub mod grid;
 pub mod lod;
 pub mod palette;
+pub mod population;
 pub mod record;
 pub mod rng;
+pub mod scene;
 pub mod schedule;
+pub mod settings;
 pub mod sim;
 #[cfg(test)]
 mod testing;
 
 pub use agent::{Agent, Behaviour};
-pub use crowd::{Crowd, CrowdSettings, LOD_COLOURS, MAX_AGENTS, UpdateStats, View, agent_sphere};
+pub use assign::agent_sphere;
 pub use cull::Frustum;
 pub use error::CrowdError;
 pub use grid::Grid;
 pub use lod::{LodPolicy, LodPresets, MAX_LEVELS, MAX_RATE};
 pub use palette::{AnimInfo, CharacterPalette, Family, Gait, Palette, PaletteNames};
-pub use record::{FramePose, InstanceRecord, frame_pose_of, rgba8};
+pub use population::{Crowd, LOD_COLOURS};
+pub use record::{FramePose, InstanceRecord, Playback, rgba8};
 pub use schedule::{DIRTY_GAP, DrawRange, Schedule};
+pub use settings::{CrowdSettings, MAX_AGENTS, STATS_LEVELS, UpdateStats, View};
+
+/// Passes over fewer items than this run on the calling thread: handing work to rayon's pool
+/// costs tens of microseconds of wake-ups, more than a small pass. The default of
+/// [`CrowdSettings::parallel_min`] (and of [`Grid::new`]); the crowd is the same either way.
+pub const PARALLEL_MIN: usize = 4096;

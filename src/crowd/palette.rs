@@ -11,7 +11,7 @@ use glam::Vec3;
 
 use super::error::CrowdError;
 use crate::format::ThrongFile;
-use crate::format::records::anim_flags;
+use crate::format::records::{AnimRecord, BoundsRecord, CharacterRecord, anim_flags};
 
 /// Speeds closer than this (m/s) are the same speed: a gesture gait pairs with the locomotion
 /// gait of the same speed. Baked parameter values are written from the same decimal numbers,
@@ -68,6 +68,50 @@ pub struct AnimInfo {
     pub max: Vec3,
 }
 
+impl AnimInfo {
+    /// What the crowd knows of animation record `a` of `file`, its frames' bounds read from
+    /// `bounds` (not yet marked synced: see [`CharacterPalette::of`]).
+    fn of(file: &ThrongFile, a: &AnimRecord, bounds: &[BoundsRecord]) -> Self {
+        let looping = a.flags & anim_flags::LOOPING != 0;
+        let speed = if !looping {
+            None
+        } else if a.flags & anim_flags::ROOT_MOTION != 0 {
+            let [x, z, _] = a.cycle_motion;
+            (a.duration > 0.0).then(|| (x * x + z * z).sqrt() / a.duration)
+        } else if file.str(a.param) == "speed" {
+            Some(a.param_value)
+        } else {
+            None
+        }
+        .filter(|s| s.is_finite() && *s >= 0.0);
+        let first = a.first_bounds as usize;
+        let frames = bounds
+            .get(first..first.saturating_add(a.frame_count as usize))
+            .unwrap_or(&[]);
+        let (min, max) = frames.iter().fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), b| (lo.min(b.min.into()), hi.max(b.max.into())),
+        );
+        // The reader guarantees every animation has its frames' bounds; should one have
+        // none, an empty box at the origin keeps the maths finite.
+        let (min, max) = if min.cmple(max).all() {
+            (min, max)
+        } else {
+            (Vec3::ZERO, Vec3::ZERO)
+        };
+        AnimInfo {
+            character: a.character,
+            duration: a.duration,
+            looping,
+            speed,
+            synced: false,
+            cycle: a.duration,
+            min,
+            max,
+        }
+    }
+}
+
 /// A looping animation played at a known ground speed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gait {
@@ -106,6 +150,65 @@ pub struct CharacterPalette {
 }
 
 impl CharacterPalette {
+    /// What character `ch` of `file` can play, looked up by `names`; marks the gaits of its
+    /// locomotion and gesture families synced in `anims` and sets their cycles.
+    ///
+    /// # Errors
+    /// [`CrowdError::NoAnims`] when it has no animations.
+    fn of(
+        file: &ThrongFile,
+        ch: &CharacterRecord,
+        names: &PaletteNames,
+        anims: &mut [AnimInfo],
+    ) -> Result<Self, CrowdError> {
+        let name = file.str(ch.name).to_string();
+        if ch.anim_count == 0 {
+            return Err(CrowdError::NoAnims {
+                file: file.name().to_string(),
+                character: name,
+            });
+        }
+        let range = ch.first_anim..ch.first_anim + ch.anim_count;
+        let anim_name = |a: u32| file.str(file.anims()[a as usize].name);
+        let families = families_of(range.clone(), anims, anim_name);
+        let (locomotion_family, locomotion) = locomotion_of(&families, names, range.clone(), anims);
+        let gesture_family = families
+            .iter()
+            .find(|f| f.name == names.gesture && f.name != locomotion_family);
+        let gesture: Vec<Option<u32>> = locomotion
+            .iter()
+            .map(|g| {
+                gesture_family.and_then(|f| {
+                    f.gaits
+                        .iter()
+                        .find(|h| (h.speed - g.speed).abs() <= SAME_SPEED)
+                        .map(|h| h.anim)
+                })
+            })
+            .collect();
+        let idle = range
+            .clone()
+            .find(|&a| anim_name(a) == names.idle)
+            .or_else(|| {
+                locomotion
+                    .iter()
+                    .find(|g| g.speed <= SAME_SPEED)
+                    .map(|g| g.anim)
+            });
+        if !locomotion_family.is_empty() {
+            sync_phases(anims, &locomotion, &gesture);
+        }
+        Ok(Self {
+            name,
+            levels: ch.lod_count.max(1),
+            families,
+            locomotion_family,
+            locomotion,
+            gesture,
+            idle,
+        })
+    }
+
     /// Index of the slowest locomotion gait faster than standing (above 0.001 m/s).
     pub fn walk(&self) -> Option<usize> {
         self.locomotion.iter().position(|g| g.speed > SAME_SPEED)
@@ -146,159 +249,11 @@ impl Palette {
         let mut anims: Vec<AnimInfo> = file
             .anims()
             .iter()
-            .map(|a| {
-                let looping = a.flags & anim_flags::LOOPING != 0;
-                let speed = if !looping {
-                    None
-                } else if a.flags & anim_flags::ROOT_MOTION != 0 {
-                    let [x, z, _] = a.cycle_motion;
-                    (a.duration > 0.0).then(|| (x * x + z * z).sqrt() / a.duration)
-                } else if file.str(a.param) == "speed" {
-                    Some(a.param_value)
-                } else {
-                    None
-                }
-                .filter(|s| s.is_finite() && *s >= 0.0);
-                let first = a.first_bounds as usize;
-                let frames = bounds
-                    .get(first..first.saturating_add(a.frame_count as usize))
-                    .unwrap_or(&[]);
-                let (min, max) = frames.iter().fold(
-                    (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-                    |(lo, hi), b| (lo.min(b.min.into()), hi.max(b.max.into())),
-                );
-                // The reader guarantees every animation has its frames' bounds; should one have
-                // none, an empty box at the origin keeps the maths finite.
-                let (min, max) = if min.cmple(max).all() {
-                    (min, max)
-                } else {
-                    (Vec3::ZERO, Vec3::ZERO)
-                };
-                AnimInfo {
-                    character: a.character,
-                    duration: a.duration,
-                    looping,
-                    speed,
-                    synced: false,
-                    cycle: a.duration,
-                    min,
-                    max,
-                }
-            })
+            .map(|a| AnimInfo::of(file, a, bounds))
             .collect();
         let mut characters = Vec::with_capacity(file.characters().len());
         for ch in file.characters() {
-            let name = file.str(ch.name).to_string();
-            if ch.anim_count == 0 {
-                return Err(CrowdError::NoAnims {
-                    file: file.name().to_string(),
-                    character: name,
-                });
-            }
-            let range = ch.first_anim..ch.first_anim + ch.anim_count;
-            let anim_name = |a: u32| file.str(file.anims()[a as usize].name);
-            // Families in file order; each keeps the first animation of every distinct speed.
-            let mut families: Vec<Family> = Vec::new();
-            for a in range.clone() {
-                let Some(speed) = anims[a as usize].speed else {
-                    continue;
-                };
-                let n = anim_name(a);
-                let family = match families.iter().position(|f| f.name == n) {
-                    Some(i) => &mut families[i],
-                    None => {
-                        families.push(Family {
-                            name: n.to_string(),
-                            gaits: Vec::new(),
-                        });
-                        families.last_mut().expect("just pushed")
-                    }
-                };
-                if !family
-                    .gaits
-                    .iter()
-                    .any(|g| (g.speed - speed).abs() <= SAME_SPEED)
-                {
-                    family.gaits.push(Gait { anim: a, speed });
-                }
-            }
-            for f in &mut families {
-                f.gaits.sort_by(|a, b| a.speed.total_cmp(&b.speed));
-            }
-            let named = families.iter().position(|f| f.name == names.locomotion);
-            let most = families
-                .iter()
-                .enumerate()
-                // max_by_key keeps the last of equals: reverse the index so ties go to the first.
-                .max_by_key(|(i, f)| (f.gaits.len(), usize::MAX - i))
-                .map(|(i, _)| i);
-            let (locomotion_family, locomotion) = match named.or(most) {
-                Some(i) => (families[i].name.clone(), families[i].gaits.clone()),
-                None => {
-                    let looping: Vec<Gait> = range
-                        .clone()
-                        .filter(|&a| anims[a as usize].looping)
-                        .map(|anim| Gait { anim, speed: 0.0 })
-                        .collect();
-                    let standing = if looping.is_empty() {
-                        range
-                            .clone()
-                            .map(|anim| Gait { anim, speed: 0.0 })
-                            .collect()
-                    } else {
-                        looping
-                    };
-                    (String::new(), standing)
-                }
-            };
-            let gesture_family = families
-                .iter()
-                .find(|f| f.name == names.gesture && f.name != locomotion_family);
-            let gesture: Vec<Option<u32>> = locomotion
-                .iter()
-                .map(|g| {
-                    gesture_family.and_then(|f| {
-                        f.gaits
-                            .iter()
-                            .find(|h| (h.speed - g.speed).abs() <= SAME_SPEED)
-                            .map(|h| h.anim)
-                    })
-                })
-                .collect();
-            let idle = range
-                .clone()
-                .find(|&a| anim_name(a) == names.idle)
-                .or_else(|| {
-                    locomotion
-                        .iter()
-                        .find(|g| g.speed <= SAME_SPEED)
-                        .map(|g| g.anim)
-                });
-            // Phase sync applies between gaits of the locomotion and gesture families: they
-            // share their cycle (the character files bake them from one synced blend tree).
-            if !locomotion_family.is_empty() {
-                for (g, h) in locomotion.iter().zip(&gesture) {
-                    anims[g.anim as usize].synced = true;
-                    let Some(h) = *h else { continue };
-                    let step = anims[g.anim as usize].duration;
-                    let info = &mut anims[h as usize];
-                    info.synced = true;
-                    let repeats = info.duration / step;
-                    // Whole repeats only (1e-3: durations are stored rounded to f32).
-                    if step > 0.0 && repeats >= 0.999 && (repeats - repeats.round()).abs() < 1e-3 {
-                        info.cycle = step;
-                    }
-                }
-            }
-            characters.push(CharacterPalette {
-                name,
-                levels: ch.lod_count.max(1),
-                families,
-                locomotion_family,
-                locomotion,
-                gesture,
-                idle,
-            });
+            characters.push(CharacterPalette::of(file, ch, names, &mut anims)?);
         }
         Ok(Self { characters, anims })
     }
@@ -317,6 +272,97 @@ impl Palette {
     /// or `None` for an index outside the file.
     pub fn bounds(&self, anim: u32) -> Option<(Vec3, Vec3)> {
         self.anims.get(anim as usize).map(|a| (a.min, a.max))
+    }
+}
+
+/// The gait families among animations `range`: in file order, each keeping the first
+/// animation of every distinct speed, its gaits sorted slowest first. `anim_name` names an
+/// animation.
+fn families_of<'a>(
+    range: std::ops::Range<u32>,
+    anims: &[AnimInfo],
+    anim_name: impl Fn(u32) -> &'a str,
+) -> Vec<Family> {
+    let mut families: Vec<Family> = Vec::new();
+    for a in range {
+        let Some(speed) = anims[a as usize].speed else {
+            continue;
+        };
+        let n = anim_name(a);
+        let family = match families.iter().position(|f| f.name == n) {
+            Some(i) => &mut families[i],
+            None => {
+                families.push(Family {
+                    name: n.to_string(),
+                    gaits: Vec::new(),
+                });
+                families.last_mut().expect("just pushed")
+            }
+        };
+        if !family
+            .gaits
+            .iter()
+            .any(|g| (g.speed - speed).abs() <= SAME_SPEED)
+        {
+            family.gaits.push(Gait { anim: a, speed });
+        }
+    }
+    for f in &mut families {
+        f.gaits.sort_by(|a, b| a.speed.total_cmp(&b.speed));
+    }
+    families
+}
+
+/// The locomotion family's name and gaits: the one `names` asks for, else the one with the
+/// most distinct speeds (ties: the first); without families, every looping animation of
+/// `range` (or every one, when none loops) standing in place, under an empty name.
+fn locomotion_of(
+    families: &[Family],
+    names: &PaletteNames,
+    range: std::ops::Range<u32>,
+    anims: &[AnimInfo],
+) -> (String, Vec<Gait>) {
+    let named = families.iter().position(|f| f.name == names.locomotion);
+    let most = families
+        .iter()
+        .enumerate()
+        // max_by_key keeps the last of equals: reverse the index so ties go to the first.
+        .max_by_key(|(i, f)| (f.gaits.len(), usize::MAX - i))
+        .map(|(i, _)| i);
+    match named.or(most) {
+        Some(i) => (families[i].name.clone(), families[i].gaits.clone()),
+        None => {
+            let looping: Vec<Gait> = range
+                .clone()
+                .filter(|&a| anims[a as usize].looping)
+                .map(|anim| Gait { anim, speed: 0.0 })
+                .collect();
+            let standing = if looping.is_empty() {
+                range.map(|anim| Gait { anim, speed: 0.0 }).collect()
+            } else {
+                looping
+            };
+            (String::new(), standing)
+        }
+    }
+}
+
+/// Phase sync applies between gaits of the locomotion and gesture families: they share their
+/// cycle (the character files bake them from one synced blend tree). Marks them synced, and
+/// gives a gesture gait that repeats its locomotion gait a whole number of times that gait's
+/// cycle.
+fn sync_phases(anims: &mut [AnimInfo], locomotion: &[Gait], gesture: &[Option<u32>]) {
+    for (g, h) in locomotion.iter().zip(gesture) {
+        anims[g.anim as usize].synced = true;
+        let Some(h) = *h else { continue };
+        let step = anims[g.anim as usize].duration;
+        let info = &mut anims[h as usize];
+        info.synced = true;
+        let repeats = info.duration / step;
+        // Whole repeats only (1e-3: durations are stored rounded to f32).
+        if step > 0.0 && repeats >= 0.999 && (repeats - repeats.round()).abs() < 1e-3 {
+            info.cycle = step;
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! What the GPU reads per instance: the [`InstanceRecord`] (place, scale, frames, weights,
 //! tint) and the [`FramePose`] inside it, the frames and weights both skinning paths read,
-//! found from animation times in a bake.
+//! found from a [`Playback`] (animations, times, fade) in a bake. Crowd agents and the test
+//! scene's placements both yield a `Playback`, so the pose is found from it in one place.
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -42,11 +43,45 @@ impl FramePose {
     }
 }
 
+/// What an instance plays: animation A at `time_a`, cross-faded into B at `time_b` by `fade`.
+/// Crowd agents ([`super::Agent::playback`]) and the test scene's placements
+/// ([`super::scene::Placement::playback`]) yield one; [`Playback::frame_pose`] is the one way
+/// either is turned into the frames it shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Playback {
+    /// Animation A (an index into the file's animations).
+    pub anim_a: u32,
+    /// Seconds into A.
+    pub time_a: f32,
+    /// Animation B (not looked up while `fade` is 0).
+    pub anim_b: u32,
+    /// Seconds into B.
+    pub time_b: f32,
+    /// Weight of B, in [0, 1].
+    pub fade: f32,
+}
+
+impl Playback {
+    /// The frames this shows in `file`. Animation indices are trusted: the file is validated
+    /// and callers take them from it.
+    #[inline]
+    pub fn frame_pose(&self, file: &ThrongFile) -> FramePose {
+        frame_pose_of(
+            file,
+            self.anim_a,
+            self.time_a,
+            self.anim_b,
+            self.time_b,
+            self.fade,
+        )
+    }
+}
+
 /// The frames of animation `anim_a` at `time_a` seconds cross-faded with `anim_b` at `time_b`
 /// by `fade` (in [0, 1]; B is not looked up when it is 0). Animation indices are trusted: the
 /// file is validated and callers take them from it; every animation's first texel is a
 /// multiple of 3, which the renderer checks.
-pub fn frame_pose_of(
+fn frame_pose_of(
     file: &ThrongFile,
     anim_a: u32,
     time_a: f32,

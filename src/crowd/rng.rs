@@ -1,5 +1,5 @@
 //! A small deterministic generator (xorshift64*), for agents and the test scene of
-//! `render::scene`. Each agent carries its own, seeded
+//! `crowd::scene`. Each agent carries its own, seeded
 //! from the crowd's seed and its index, so its draws depend on nothing else (not on other
 //! agents, nor on how rayon schedules the step).
 

@@ -17,7 +17,6 @@ use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 
 use super::agent::{Agent, MAX_DRIFT, choose};
-use super::crowd::PARALLEL_MIN;
 use super::grid::{Grid, GridPoint};
 use super::palette::Palette;
 
@@ -194,8 +193,8 @@ pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
     away
 }
 
-/// [`away_from`] for every point of `grid` whose id is `due`, in parallel, walking the grid
-/// in cell order; `out[i]` is that of `grid.points()[i]` for points due (others are left as
+/// [`away_from`] for every point of `grid` whose id is `due`, walking the grid in cell order,
+/// in parallel from [`Grid::parallel_min`] points; `out[i]` is that of `grid.points()[i]` for points due (others are left as
 /// they were: less memory written). Allocates only when the grid grows.
 pub fn avoidance(grid: &Grid, due: impl Fn(u32) -> bool + Sync, out: &mut Vec<Vec2>) {
     out.resize(grid.points().len(), Vec2::ZERO);
@@ -204,12 +203,12 @@ pub fn avoidance(grid: &Grid, due: impl Fn(u32) -> bool + Sync, out: &mut Vec<Ve
             *o = away_from(grid, q.p, q.id);
         }
     };
-    if out.len() < PARALLEL_MIN {
+    if out.len() < grid.parallel_min() {
         out.iter_mut().zip(grid.points()).for_each(one);
     } else {
         out.par_iter_mut()
             .zip(grid.points().par_iter())
-            .with_min_len(PARALLEL_MIN)
+            .with_min_len(grid.parallel_min())
             .for_each(one);
     }
 }

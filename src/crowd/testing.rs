@@ -1,11 +1,16 @@
 //! Small synthetic bakes for the crowd's unit tests: characters of one joint whose animations
 //! have the names, flags, speeds, durations and per-frame bounds a test asks for, with one
 //! triangle per LOD level. Built with [`Builder`] and read back through the validating reader.
+//! Also what the tests of [`Crowd`] share: their bake, policy, settings and cameras.
 
 use crate::format::records::{
     AnimRecord, BoundsRecord, CharacterRecord, JointRecord, MeshRecord, MotionRecord, NONE,
     VertexRecord, anim_flags, anim_kind,
 };
+use glam::Vec3;
+
+use super::rng::Rng;
+use super::{Agent, Crowd, CrowdSettings, LodPolicy, LodPresets, View};
 use crate::format::{Builder, TexelFormat, ThrongFile};
 
 /// One animation of a synthetic character.
@@ -209,4 +214,69 @@ pub fn mannequin_bake() -> ThrongFile {
 /// The one range `0..n` (what `dirty()` is when everything changed).
 pub fn whole(n: u32) -> Vec<std::ops::Range<u32>> {
     std::iter::once(0..n).collect()
+}
+
+/// [`CrowdSettings::parallel_min`] of the test crowds: small enough that their few thousand
+/// agents (and a few hundred due a frame) run every parallel path.
+pub const TEST_PARALLEL_MIN: usize = 256;
+
+/// Two characters of the standard animations with 3 LOD levels each.
+pub fn file() -> ThrongFile {
+    synthetic_file(&[standard_anims(), standard_anims()], 3)
+}
+
+/// The built-in `balanced` LOD preset.
+pub fn balanced() -> LodPolicy {
+    LodPresets::builtin().get("balanced").unwrap().clone()
+}
+
+/// A camera `k` frames into an orbit around a plaza of half-size `half`, above it and
+/// looking across it.
+pub fn orbit(half: f32, k: u32) -> View {
+    let angle = k as f32 * 0.02;
+    let eye = Vec3::new(angle.cos() * half * 0.6, 12.0, angle.sin() * half * 0.6);
+    let target = Vec3::new(0.0, 0.0, 0.0);
+    let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);
+    let proj = glam::camera::rh::proj::directx::perspective(1.0, 16.0 / 9.0, 0.1, 500.0);
+    View {
+        view_proj: proj * view,
+        eye,
+    }
+}
+
+pub fn random_view(rng: &mut Rng, half: f32) -> View {
+    let eye = Vec3::new(
+        rng.range(-half, half),
+        rng.range(1.0, 30.0),
+        rng.range(-half, half),
+    );
+    let target = Vec3::new(rng.range(-half, half), 0.0, rng.range(-half, half));
+    let view = glam::camera::rh::view::look_at_mat4(eye, target + Vec3::X * 0.01, Vec3::Y);
+    let proj = glam::camera::rh::proj::directx::perspective(
+        rng.range(0.3, 1.6),
+        rng.range(0.5, 2.0),
+        rng.range(0.05, 2.0),
+        rng.range(10.0, 120.0),
+    );
+    View {
+        view_proj: proj * view,
+        eye,
+    }
+}
+
+/// The agents in index order.
+pub fn by_index(c: &Crowd) -> Vec<Agent> {
+    (0..c.agents().len())
+        .map(|a| *c.agent(a).unwrap())
+        .collect()
+}
+
+/// Settings of a test crowd: `count` agents from `seed`, parallel from [`TEST_PARALLEL_MIN`].
+pub fn settings(count: usize, seed: u64) -> CrowdSettings {
+    CrowdSettings {
+        count,
+        seed,
+        parallel_min: TEST_PARALLEL_MIN,
+        ..CrowdSettings::default()
+    }
 }

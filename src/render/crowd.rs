@@ -14,12 +14,13 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::LIGHT;
 use super::attachment::Attachment;
 use super::cpu_skin::{SkinnedVertex, skin_into};
 use super::device::{Gpu, TexelLayout};
 use super::error::RenderError;
-use super::scene::{Agent, LIGHT, frame_pose, record};
 use super::target::{DEPTH_FORMAT, FrameViews, TARGET_FORMAT, Target};
+use crate::crowd::scene::{Placement, frame_pose, record};
 use crate::crowd::{DrawRange, FramePose, InstanceRecord};
 use crate::format::records::{NONE, VertexRecord};
 use crate::format::{TexelFormat, ThrongFile};
@@ -835,7 +836,7 @@ impl CrowdRenderer {
         gpu: &Gpu,
         file: &ThrongFile,
         target: &Target,
-        agents: &[Agent],
+        agents: &[Placement],
         view_proj: Mat4,
         path: SkinningPath,
         static_pose: bool,

@@ -6,7 +6,6 @@
 //!   targets and readback;
 //! - `cpu_skin`: the CPU skinning path (no wgpu), the same arithmetic as `shaders/skinning.wgsl`;
 //! - `parity`: a compute pass running the shader's skinning function, for tests;
-//! - `scene`: a deterministic scene (agents, camera) from a seed (no wgpu);
 //! - `image_diff`: comparing rendered images.
 
 pub mod attachment;
@@ -16,7 +15,6 @@ pub mod device;
 mod error;
 pub mod image_diff;
 pub mod parity;
-pub mod scene;
 pub mod target;
 
 pub use crate::crowd::InstanceRecord;
@@ -28,3 +26,6 @@ pub use crowd::{
 pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;
 pub use target::{FrameViews, SurfaceTarget, TARGET_FORMAT, Target};
+
+/// The crowd pass's light: unit direction towards it (x, y, z) and the ambient level (w).
+pub const LIGHT: [f32; 4] = [0.4, 0.8, 0.45, 0.35];

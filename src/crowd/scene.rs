@@ -1,18 +1,18 @@
 //! A deterministic test scene: agents placed, turned, tinted and posed from a seed, a fixed
 //! camera that frames them, and the per-instance pose (frames and weights) both skinning paths
-//! read. Pure CPU: `throng render`, the parity tests and the benchmarks share it.
+//! read. Pure CPU: `throng render`, the parity tests and the benchmarks share it. Its agents are
+//! [`Placement`]s, fixed in place, not the crowd's simulated [`super::Agent`]s; both yield a
+//! [`Playback`], so their poses come from one rule.
 
 use glam::{Mat4, Vec3};
 
+use super::record::{FramePose, InstanceRecord, Playback, rgba8};
+use super::rng::Rng;
 use crate::format::ThrongFile;
 
-pub use crate::crowd::record::FramePose;
-use crate::crowd::record::{InstanceRecord, frame_pose_of, rgba8};
-use crate::crowd::rng::Rng;
-
-/// One character to draw.
+/// One character of the scene, where it stands and what it plays.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Agent {
+pub struct Placement {
     /// Character index in the bake.
     pub character: u32,
     /// Position on the ground, metres.
@@ -35,25 +35,32 @@ pub struct Agent {
     pub fade: f32,
 }
 
-/// The frames `agent` shows in `file` (see [`frame_pose_of`]).
-pub fn frame_pose(file: &ThrongFile, agent: &Agent) -> FramePose {
-    frame_pose_of(
-        file,
-        agent.anim_a,
-        agent.time_a,
-        agent.anim_b,
-        agent.time_b,
-        agent.fade,
-    )
+impl Placement {
+    /// What it plays: its animations, their times and the fade.
+    #[inline]
+    pub fn playback(&self) -> Playback {
+        Playback {
+            anim_a: self.anim_a,
+            time_a: self.time_a,
+            anim_b: self.anim_b,
+            time_b: self.time_b,
+            fade: self.fade,
+        }
+    }
 }
 
-/// The instance record of `agent` showing `pose`.
-pub fn record(agent: &Agent, pose: &FramePose) -> InstanceRecord {
+/// The frames `placement` shows in `file` (see [`Playback::frame_pose`]).
+pub fn frame_pose(file: &ThrongFile, placement: &Placement) -> FramePose {
+    placement.playback().frame_pose(file)
+}
+
+/// The instance record of `placement` showing `pose`.
+pub fn record(placement: &Placement, pose: &FramePose) -> InstanceRecord {
     InstanceRecord::new(
-        agent.position,
-        agent.heading,
-        agent.scale,
-        rgba8(agent.tint),
+        placement.position,
+        placement.heading,
+        placement.scale,
+        rgba8(placement.tint),
         pose,
     )
 }
@@ -70,7 +77,7 @@ pub const SPACING: f32 = 1.6;
 /// `count` agents of the bake's characters (in turn) on a jittered square grid centred on the
 /// origin, with headings, tints, animations, times and (for about a third) cross-fades from
 /// `seed`, `time` seconds into the scene.
-pub fn agents(file: &ThrongFile, count: usize, seed: u64, time: f32) -> Vec<Agent> {
+pub fn agents(file: &ThrongFile, count: usize, seed: u64, time: f32) -> Vec<Placement> {
     // The crowd's generator, seeded as this scene always was.
     let mut rng = Rng::from_state(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let side = (count as f32).sqrt().ceil().max(1.0) as usize;
@@ -106,7 +113,7 @@ pub fn agents(file: &ThrongFile, count: usize, seed: u64, time: f32) -> Vec<Agen
             } else {
                 0.0
             };
-            Agent {
+            Placement {
                 character: ci as u32,
                 position,
                 heading,
@@ -139,6 +146,3 @@ pub fn camera(count: usize, aspect: f32) -> Mat4 {
     );
     proj * view
 }
-
-/// Unit direction towards the light, and the ambient level.
-pub const LIGHT: [f32; 4] = [0.4, 0.8, 0.45, 0.35];

@@ -1,0 +1,83 @@
+//! What a crowd is made with ([`CrowdSettings`], up to [`MAX_AGENTS`]), the camera an update
+//! sees ([`View`]) and what an update reports ([`UpdateStats`]): the plain values that cross
+//! the crowd's API, apart from the machinery that uses them.
+
+use glam::{Mat4, Vec3};
+
+use super::PARALLEL_MIN;
+use super::palette::PaletteNames;
+
+/// Most agents a crowd holds.
+pub const MAX_AGENTS: usize = 1_000_000;
+
+/// LOD levels [`UpdateStats::per_level`] counts apart: 0, 1, 2, and the last bucket for 3 or
+/// coarser. The built-in presets (`assets/lod.toml`) make three levels and bakes have three
+/// LOD meshes by default, so four buckets show them all and still catch a coarser one.
+pub const STATS_LEVELS: usize = 4;
+
+/// How a crowd is made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrowdSettings {
+    /// Number of agents, up to [`MAX_AGENTS`]. Default 1,000.
+    pub count: usize,
+    /// Seed of everything random. Default 1.
+    pub seed: u64,
+    /// Plaza area per agent, square metres (> 0): the plaza's side is `sqrt(count × area)`.
+    /// Default 6.
+    pub area_per_agent: f32,
+    /// Length of a cross-fade between animations, seconds (>= 0). Default 0.3.
+    pub fade_seconds: f32,
+    /// Metres added around the baked bounds for culling: room for props attached to a
+    /// character that its bounds do not hold. Default 0.1.
+    pub bounds_margin: f32,
+    /// The animation families agents play.
+    pub names: PaletteNames,
+    /// Passes over fewer agents (or grid points) than this run on the calling thread, larger
+    /// ones in parallel (0 counts as 1). Default [`PARALLEL_MIN`]. The crowd is the same
+    /// either way; unit tests lower it so that their small crowds run the parallel paths.
+    pub parallel_min: usize,
+}
+
+impl Default for CrowdSettings {
+    fn default() -> Self {
+        Self {
+            count: 1_000,
+            seed: 1,
+            area_per_agent: 6.0,
+            fade_seconds: 0.3,
+            bounds_margin: 0.1,
+            names: PaletteNames::default(),
+            parallel_min: PARALLEL_MIN,
+        }
+    }
+}
+
+/// The camera an update culls and picks LOD levels for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct View {
+    /// Projection × view, wgpu clip space (depth 0..1): see
+    /// [`super::Frustum::from_view_proj`].
+    pub view_proj: Mat4,
+    /// Camera position, metres: LOD distances are measured from it.
+    pub eye: Vec3,
+}
+
+/// What one [`super::Crowd::update`] did and how long it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UpdateStats {
+    /// Seconds spent on the neighbour grid and the steps of due agents, records included.
+    pub simulate_seconds: f64,
+    /// Seconds spent on culling, LOD levels and moving agents between buckets.
+    pub lod_seconds: f64,
+    /// Agents in the crowd.
+    pub agents: usize,
+    /// Agents drawn (not culled).
+    pub visible: usize,
+    /// Agents drawn at LOD 0, 1, 2 and 3 or coarser (see [`STATS_LEVELS`]).
+    pub per_level: [usize; STATS_LEVELS],
+    /// Agents stepped this frame.
+    pub due: usize,
+    /// Slots in [`super::Crowd::dirty`] after the update: the records to upload when the
+    /// renderer clears the changes every frame.
+    pub written: usize,
+}
