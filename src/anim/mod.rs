@@ -11,7 +11,8 @@
 //! - [`state_machine`]: parameters, states, transitions, crossfades and interruptions.
 //! - [`root_motion`]: the root's horizontal travel and yaw extracted into a motion track.
 //! - [`events`]: timed clip markers and the crossings of a playback step.
-//! - [`ik`]: inverse kinematics after FK: two-bone with pole, CCD, FABRIK, aim.
+//! - [`ik`]: inverse kinematics after FK as jobs (validated once, run per frame): two-bone with
+//!   pole, CCD, FABRIK, aim.
 
 pub mod blend;
 pub mod clip;

@@ -1,0 +1,298 @@
+//! A character's IK chains: resolved from the file's `[[ik]]` tables and checked once into the
+//! animation core's IK jobs, then run in file order on every posed frame after forward
+//! kinematics.
+
+use glam::{Mat4, Vec3};
+use toml::Spanned;
+
+use super::error::CharacterError;
+use super::file::{IkSpec, TargetSpec};
+use super::resolve::Ctx;
+use crate::anim::Transform;
+use crate::anim::graph::Weight;
+use crate::anim::ik::{AimJob, CcdJob, FabrikJob, IkError, IterLimits, MAX_CCD_CHAIN, TwoBoneJob};
+use crate::anim::skeleton::Skeleton;
+
+/// What an IK chain solves: a job of the animation core, validated when the file was loaded.
+#[derive(Clone, Debug)]
+pub enum IkKind {
+    /// Analytic two-bone IK; the middle joint bends towards its FK position plus `pole`
+    /// (a model-space direction).
+    TwoBone { job: TwoBoneJob, pole: Vec3 },
+    /// Cyclic coordinate descent over a parent-to-child chain.
+    Ccd(CcdJob),
+    /// FABRIK over a parent-to-child chain.
+    Fabrik(FabrikJob),
+    /// Turns a joint so its forward axis points at the target, keeping its up axis near +Y.
+    Aim(AimJob),
+}
+
+impl IkKind {
+    /// The joint whose origin the target is for: the chain's end, or the aimed joint.
+    pub fn effector(&self) -> usize {
+        match self {
+            IkKind::TwoBone { job, .. } => job.joints()[2],
+            IkKind::Ccd(job) => job.chain().last().copied().unwrap_or(0),
+            IkKind::Fabrik(job) => job.chain().last().copied().unwrap_or(0),
+            IkKind::Aim(job) => job.joint(),
+        }
+    }
+}
+
+/// Where an IK chain's effector goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IkTarget {
+    /// A fixed model-space point, metres.
+    Point(Vec3),
+    /// Keep the effector at or above `floor` (metres): feet never sink through the ground.
+    Ground { floor: f32 },
+}
+
+/// One IK post-process step, applied after forward kinematics in file order.
+#[derive(Clone, Debug)]
+pub struct IkChain {
+    /// Name from the file.
+    pub name: String,
+    /// Solver and joints.
+    pub kind: IkKind,
+    /// Target.
+    pub target: IkTarget,
+    /// Blend weight from the FK pose (constant or a float parameter).
+    pub weight: Weight,
+}
+
+impl IkChain {
+    /// Runs this chain on a pose after FK; `local` and `model` stay consistent. `scratch` holds
+    /// FABRIK positions (see [`IkChain::scratch_len`]). Allocates nothing.
+    pub fn apply(
+        &self,
+        skeleton: &Skeleton,
+        params: &[f32],
+        (local, model): (&mut [Transform], &mut [Mat4]),
+        scratch: &mut [Vec3],
+    ) {
+        let weight = match self.weight {
+            Weight::Const(w) => w,
+            Weight::Param(p) => params.get(p).copied().unwrap_or(0.0).clamp(0.0, 1.0),
+        };
+        if weight <= 0.0 {
+            return;
+        }
+        let target = match self.target {
+            IkTarget::Point(p) => p,
+            IkTarget::Ground { floor } => {
+                let at = model[self.kind.effector()].w_axis.truncate();
+                if at.y >= floor {
+                    return;
+                }
+                Vec3::new(at.x, floor, at.z)
+            }
+        };
+        // The jobs were validated at load; what a run can still refuse (a degenerate pose this
+        // frame) leaves the pose as FK made it, which is the right fallback for a crowd.
+        let _ = match &self.kind {
+            IkKind::TwoBone { job, pole } => {
+                let pole_point = model[job.joints()[1]].w_axis.truncate() + *pole;
+                job.run(skeleton, local, model, target, pole_point, weight)
+            }
+            IkKind::Ccd(job) => job.run(skeleton, local, model, target, weight),
+            IkKind::Fabrik(job) => job.run(skeleton, local, model, target, scratch, weight),
+            IkKind::Aim(job) => job.run(skeleton, local, model, target, weight),
+        };
+    }
+
+    /// Positions [`IkChain::apply`]'s scratch must hold for this chain.
+    pub fn scratch_len(&self) -> usize {
+        match &self.kind {
+            IkKind::Fabrik(job) => job.scratch_len(),
+            _ => 0,
+        }
+    }
+}
+
+/// Resolves one `[[ik]]` table into a chain whose job is validated against the model.
+pub(super) fn build(ctx: &Ctx, c: &Spanned<IkSpec>) -> Result<IkChain, CharacterError> {
+    let s = c.get_ref();
+    let owner = format!("ik '{}'", s.name.get_ref());
+    let joints = s
+        .joints
+        .get_ref()
+        .iter()
+        .map(|j| ctx.joint(j, s.joints.span(), &owner))
+        .collect::<Result<Vec<_>, _>>()?;
+    let limits = limits(ctx, s, &owner)?;
+    let kind = kind(ctx, c, &joints, limits, &owner)?;
+    let target = match s.target.get_ref() {
+        TargetSpec::Point(p) if p.iter().all(|x| x.is_finite()) => IkTarget::Point(Vec3::from(*p)),
+        TargetSpec::Named(n) if n == "ground" && s.floor.is_none_or(f32::is_finite) => {
+            IkTarget::Ground {
+                floor: s.floor.unwrap_or(0.0),
+            }
+        }
+        _ => {
+            return Err(ctx.err(
+                s.target.span(),
+                format!("{owner}: target must be \"ground\" or a model-space point [x, y, z]"),
+            ));
+        }
+    };
+    Ok(IkChain {
+        name: s.name.get_ref().clone(),
+        kind,
+        target,
+        weight: ctx.weight(&s.weight, &owner)?,
+    })
+}
+
+/// The iteration limits of a chain (checked for every type, as the file gives them).
+fn limits(ctx: &Ctx, s: &IkSpec, owner: &str) -> Result<IterLimits, CharacterError> {
+    Ok(IterLimits {
+        max_iterations: match &s.iterations {
+            Some(i) if *i.get_ref() == 0 || *i.get_ref() > 1000 => {
+                return Err(ctx.err(
+                    i.span(),
+                    format!("{owner}: iterations {} must be 1 to 1000", i.get_ref()),
+                ));
+            }
+            Some(i) => *i.get_ref(),
+            None => IterLimits::default().max_iterations,
+        },
+        tolerance: match &s.tolerance {
+            Some(t) if !(t.get_ref().is_finite() && *t.get_ref() > 0.0) => {
+                return Err(ctx.err(
+                    t.span(),
+                    format!(
+                        "{owner}: tolerance {} must be a positive distance in metres",
+                        t.get_ref()
+                    ),
+                ));
+            }
+            Some(t) => *t.get_ref(),
+            None => IterLimits::default().tolerance,
+        },
+    })
+}
+
+/// The solver of a chain, checked with the file's own messages first (they name joints, which
+/// the core's [`crate::anim::ik::IkError`] cannot) and then built into its job.
+fn kind(
+    ctx: &Ctx,
+    c: &Spanned<IkSpec>,
+    joints: &[usize],
+    limits: IterLimits,
+    owner: &str,
+) -> Result<IkKind, CharacterError> {
+    let s = c.get_ref();
+    let skeleton = &ctx.model.skeleton;
+    let span = || s.joints.span();
+    // Anything the checks below let through is a bug in them; it is still reported, not lost.
+    let job_err = |e: IkError| ctx.err(span(), format!("{owner}: {e}"));
+    Ok(match s.kind.get_ref().as_str() {
+        "two_bone" => {
+            let [root, mid, end] = joints[..] else {
+                return Err(ctx.err(
+                    span(),
+                    format!("{owner}: two_bone needs exactly 3 joints (root, middle, end)"),
+                ));
+            };
+            if !is_ancestor(skeleton, root, mid) || !is_ancestor(skeleton, mid, end) {
+                return Err(ctx.err(
+                    span(),
+                    format!("{owner}: each joint must be an ancestor of the next"),
+                ));
+            }
+            IkKind::TwoBone {
+                job: TwoBoneJob::new(skeleton, root, mid, end).map_err(job_err)?,
+                pole: axis(ctx, c, owner, "pole", s.pole, Vec3::Z)?,
+            }
+        }
+        "ccd" => {
+            chain_linked(ctx, s, joints, owner)?;
+            if joints.len() > MAX_CCD_CHAIN {
+                return Err(ctx.err(
+                    span(),
+                    format!("{owner}: CCD chains hold at most {MAX_CCD_CHAIN} joints"),
+                ));
+            }
+            IkKind::Ccd(CcdJob::new(skeleton, joints, limits).map_err(job_err)?)
+        }
+        "fabrik" => {
+            chain_linked(ctx, s, joints, owner)?;
+            IkKind::Fabrik(FabrikJob::new(skeleton, joints, limits).map_err(job_err)?)
+        }
+        "aim" => {
+            let [joint] = joints[..] else {
+                return Err(ctx.err(span(), format!("{owner}: aim turns exactly 1 joint")));
+            };
+            let forward = axis(ctx, c, owner, "forward", s.forward, Vec3::Z)?;
+            let up = axis(ctx, c, owner, "up", s.up, Vec3::Y)?;
+            IkKind::Aim(AimJob::new(skeleton, joint, forward, up).map_err(job_err)?)
+        }
+        other => {
+            return Err(ctx.err(
+                s.kind.span(),
+                format!("{owner}: type '{other}' is not 'two_bone', 'ccd', 'fabrik' or 'aim'"),
+            ));
+        }
+    })
+}
+
+/// True when `a` is a strict ancestor of `b`.
+fn is_ancestor(skeleton: &Skeleton, a: usize, mut b: usize) -> bool {
+    while let Some(p) = skeleton.parent(b) {
+        if p == a {
+            return true;
+        }
+        b = p;
+    }
+    false
+}
+
+/// A CCD or FABRIK chain: at least 2 joints, each the parent of the next.
+fn chain_linked(
+    ctx: &Ctx,
+    s: &IkSpec,
+    joints: &[usize],
+    owner: &str,
+) -> Result<(), CharacterError> {
+    let skeleton = &ctx.model.skeleton;
+    if joints.len() < 2 {
+        return Err(ctx.err(
+            s.joints.span(),
+            format!("{owner}: a chain needs at least 2 joints"),
+        ));
+    }
+    for w in joints.windows(2) {
+        if skeleton.parent(w[1]) != Some(w[0]) {
+            return Err(ctx.err(
+                s.joints.span(),
+                format!(
+                    "{owner}: '{}' is not the parent of '{}'",
+                    skeleton.names()[w[0]],
+                    skeleton.names()[w[1]]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An axis or direction from the file, or `default`. It must be finite and not zero, or the
+/// solvers would quietly do nothing.
+fn axis(
+    ctx: &Ctx,
+    c: &Spanned<IkSpec>,
+    owner: &str,
+    key: &str,
+    v: Option<[f32; 3]>,
+    default: Vec3,
+) -> Result<Vec3, CharacterError> {
+    match v.map(Vec3::from) {
+        None => Ok(default),
+        Some(x) if x.is_finite() && x.length() > 1e-6 => Ok(x),
+        Some(x) => Err(ctx.err(
+            c.span(),
+            format!("{owner}: {key} {x} must be a finite, non-zero vector"),
+        )),
+    }
+}
