@@ -9,8 +9,11 @@ use glam::Mat4;
 use super::error::AnimError;
 use super::transform::Transform;
 
-/// Largest joint count: joint indices are stored as `u16` in meshes and textures.
-pub const MAX_JOINTS: usize = u16::MAX as usize;
+/// The most joints a runtime [`Skeleton`] can hold: joint indices are stored as `u16` (its
+/// parents here; mesh joints and textures elsewhere), so joints are numbered 0..=65534. A
+/// baked file has its own limit, `format::MAX_JOINTS` (65536); the baker checks that every
+/// skeleton this limit admits fits it.
+pub const MAX_SKELETON_JOINTS: usize = u16::MAX as usize;
 
 /// Skeleton data as an importer builds it, before validation.
 #[derive(Clone, Debug, Default)]
@@ -49,10 +52,10 @@ impl RawSkeleton {
         if n == 0 {
             return Err(AnimError::EmptySkeleton);
         }
-        if n > MAX_JOINTS {
+        if n > MAX_SKELETON_JOINTS {
             return Err(AnimError::TooManyJoints {
                 count: n,
-                max: MAX_JOINTS,
+                max: MAX_SKELETON_JOINTS,
             });
         }
         if [
@@ -88,7 +91,7 @@ impl RawSkeleton {
                     parent: p,
                 });
             }
-            // Cannot truncate: n <= MAX_JOINTS was checked above.
+            // Cannot truncate: n <= MAX_SKELETON_JOINTS was checked above.
             parents.push(parent.map(|p| p as u16));
             if !self.rest[joint].is_finite() {
                 return Err(bad(joint, "rest transform contains NaN or infinity"));
@@ -115,7 +118,7 @@ impl RawSkeleton {
 }
 
 impl Skeleton {
-    /// Number of joints (at least 1, at most [`MAX_JOINTS`]).
+    /// Number of joints (at least 1, at most [`MAX_SKELETON_JOINTS`]).
     #[inline]
     pub fn len(&self) -> usize {
         self.names.len()

@@ -59,3 +59,13 @@ pub enum BakeError {
     #[error(transparent)]
     Format(#[from] FormatError),
 }
+
+impl BakeError {
+    /// A [`BakeError::Character`]: character `name` asks for something it does not have.
+    pub(super) fn character(name: &str, what: String) -> Self {
+        Self::Character {
+            character: name.to_string(),
+            what,
+        }
+    }
+}

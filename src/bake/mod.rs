@@ -3,25 +3,42 @@
 //! motion, per-frame bounds, LOD meshes and measured errors, ready for `format` to write.
 //!
 //! - `recipe`: the TOML recipe ([`Recipe`]), or the defaults for a bare model;
+//! - `inputs`: the files a bake reads and the key that says a file is up to date ([`inputs`]);
+//! - `load`: a recipe's characters loaded, scaled and measured;
+//! - `plan`: what to bake (one job per clip, state and parameter value) and at which rates;
 //! - `frames`: which times a clip is baked at ([`FrameSchedule`]);
+//! - `sample`: an animation's frames posed and packed into texels, with bounds and errors;
 //! - `texels`: matrices as 3×4 rows, f16 packing, error measures;
 //! - `measure`: cheap conservative bounds and errors from per-joint boxes;
-//! - `baker`: [`bake`] itself;
+//! - `root_motion` and `events`: what a baked animation moves and fires;
+//! - `precision`: f32 or f16, by the measured f16 error and the budget;
+//! - `assemble`: everything written into the file's builder;
+//! - `report`: what a bake made ([`BakeReport`]);
+//! - `baker`: [`bake`] itself, which runs the stages;
 //! - `output`: baking into the recipe's file, whether it is up to date, the default bake.
 
+mod assemble;
 mod baker;
 mod error;
+mod events;
 pub mod frames;
+mod inputs;
+mod load;
 pub mod measure;
 mod output;
+mod plan;
+mod precision;
 pub mod recipe;
+mod report;
+mod root_motion;
+mod sample;
 pub mod texels;
 
-pub use baker::{
-    AnimReport, BakeOptions, BakeReport, Baked, CharacterReport, Progress, TOOL, bake, inputs,
-};
+pub use baker::{BakeOptions, Baked, Progress, bake};
 pub use error::BakeError;
 pub use frames::{FrameSchedule, MAX_FRAMES};
+pub use inputs::{TOOL, inputs};
 pub use output::{DEFAULT_RECIPE, OutputError, bake_to_file, default_bake, up_to_date};
 pub use recipe::{PrecisionChoice, Rate, Recipe};
+pub use report::{AnimReport, BakeReport, CharacterReport};
 pub use texels::{from_rows, lerp, rows, skinned_error, through_f16};

@@ -10,9 +10,11 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use super::baker::{BakeOptions, BakeReport, bake, inputs};
+use super::baker::{BakeOptions, bake};
 use super::error::BakeError;
+use super::inputs::inputs;
 use super::recipe::Recipe;
+use super::report::BakeReport;
 use crate::format::ThrongFile;
 
 /// The recipe of the default bake (the mannequin crowd of the demo), relative to the current

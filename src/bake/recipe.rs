@@ -223,6 +223,108 @@ fn budget(
     }
 }
 
+/// Character `i` of a recipe in folder `dir` whose default rate is `fps`, checked against the
+/// `earlier` ones (names are unique).
+fn character_spec(
+    i: usize,
+    c: &CharacterFileSpec,
+    dir: &Path,
+    fps: Rate,
+    earlier: &[CharacterSpec],
+    bad: &dyn Fn(String) -> BakeError,
+) -> Result<CharacterSpec, BakeError> {
+    let source = match (&c.character, &c.model) {
+        (Some(f), None) => Source::Character(dir.join(f)),
+        (None, Some(m)) => Source::Model(dir.join(m)),
+        _ => {
+            return Err(bad(format!(
+                "characters[{i}]: give exactly one of character = \"FILE.toml\" or model = \"FILE.glb\""
+            )));
+        }
+    };
+    let path = match &source {
+        Source::Character(p) | Source::Model(p) => p,
+    };
+    let name = match &c.name {
+        Some(n) if !n.trim().is_empty() => n.clone(),
+        Some(_) => return Err(bad(format!("characters[{i}]: the name is empty"))),
+        None => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| format!("character{i}")),
+    };
+    if earlier.iter().any(|o| o.name == name) {
+        return Err(bad(format!(
+            "characters[{i}]: the name '{name}' is used twice; give each a name = \"...\""
+        )));
+    }
+    let what = |k: &str| format!("character '{name}': {k}");
+    let states = selection(&c.states, &what("states"), bad)?;
+    if matches!(source, Source::Model(_)) && matches!(&states, Selection::Named(l) if !l.is_empty())
+    {
+        return Err(bad(format!(
+            "character '{name}': states need a character file (character = \"FILE.toml\"); a bare model has only clips"
+        )));
+    }
+    if let Some(both) = c.once.iter().find(|o| c.looping.contains(o)) {
+        return Err(bad(format!(
+            "character '{name}': clip '{both}' is in both once and loop"
+        )));
+    }
+    let mut rates = BTreeMap::new();
+    for (k, r) in &c.rates {
+        rates.insert(k.clone(), rate(r, &what(&format!("rates.{k}")), bad)?);
+    }
+    for (k, v) in &c.params {
+        if v.is_empty() || v.len() > MAX_PARAM_VALUES || v.iter().any(|x| !x.is_finite()) {
+            return Err(bad(format!(
+                "character '{name}': params.{k}: give 1 to {MAX_PARAM_VALUES} finite values"
+            )));
+        }
+    }
+    let scale = Vec3::from(c.scale.unwrap_or([1.0; 3]));
+    if !(scale.is_finite() && scale.min_element() > 0.0) {
+        return Err(bad(format!(
+            "character '{name}': scale {scale}: give three positive numbers"
+        )));
+    }
+    let tint = match c.tint.as_deref() {
+        None => Vec4::ONE,
+        Some([r, g, b]) => Vec4::new(*r, *g, *b, 1.0),
+        Some([r, g, b, a]) => Vec4::new(*r, *g, *b, *a),
+        Some(t) => {
+            return Err(bad(format!(
+                "character '{name}': tint {t:?}: give [r, g, b] or [r, g, b, a]"
+            )));
+        }
+    };
+    if !(tint.is_finite() && tint.min_element() >= 0.0) {
+        return Err(bad(format!(
+            "character '{name}': tint {tint}: components must be numbers >= 0"
+        )));
+    }
+    Ok(CharacterSpec {
+        name: name.clone(),
+        clips: selection(&c.clips, &what("clips"), bad)?,
+        states: if matches!(source, Source::Model(_)) {
+            Selection::Named(Vec::new())
+        } else {
+            states
+        },
+        source,
+        once: c.once.clone(),
+        looping: c.looping.clone(),
+        fps: match &c.fps {
+            Some(r) => rate(r, &what("fps"), bad)?,
+            None => fps,
+        },
+        rates,
+        params: c.params.clone(),
+        scale,
+        tint,
+    })
+}
+
 impl Recipe {
     /// Reads and validates the recipe at `path`. Relative paths in it are resolved against its
     /// folder.
@@ -299,97 +401,8 @@ impl Recipe {
         }
         let mut characters: Vec<CharacterSpec> = Vec::new();
         for (i, c) in spec.characters.iter().enumerate() {
-            let source = match (&c.character, &c.model) {
-                (Some(f), None) => Source::Character(dir.join(f)),
-                (None, Some(m)) => Source::Model(dir.join(m)),
-                _ => {
-                    return Err(bad(format!(
-                        "characters[{i}]: give exactly one of character = \"FILE.toml\" or model = \"FILE.glb\""
-                    )));
-                }
-            };
-            let path = match &source {
-                Source::Character(p) | Source::Model(p) => p,
-            };
-            let name = match &c.name {
-                Some(n) if !n.trim().is_empty() => n.clone(),
-                Some(_) => return Err(bad(format!("characters[{i}]: the name is empty"))),
-                None => path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| format!("character{i}")),
-            };
-            if characters.iter().any(|o| o.name == name) {
-                return Err(bad(format!(
-                    "characters[{i}]: the name '{name}' is used twice; give each a name = \"...\""
-                )));
-            }
-            let what = |k: &str| format!("character '{name}': {k}");
-            let states = selection(&c.states, &what("states"), &bad)?;
-            if matches!(source, Source::Model(_))
-                && matches!(&states, Selection::Named(l) if !l.is_empty())
-            {
-                return Err(bad(format!(
-                    "character '{name}': states need a character file (character = \"FILE.toml\"); a bare model has only clips"
-                )));
-            }
-            if let Some(both) = c.once.iter().find(|o| c.looping.contains(o)) {
-                return Err(bad(format!(
-                    "character '{name}': clip '{both}' is in both once and loop"
-                )));
-            }
-            let mut rates = BTreeMap::new();
-            for (k, r) in &c.rates {
-                rates.insert(k.clone(), rate(r, &what(&format!("rates.{k}")), &bad)?);
-            }
-            for (k, v) in &c.params {
-                if v.is_empty() || v.len() > MAX_PARAM_VALUES || v.iter().any(|x| !x.is_finite()) {
-                    return Err(bad(format!(
-                        "character '{name}': params.{k}: give 1 to {MAX_PARAM_VALUES} finite values"
-                    )));
-                }
-            }
-            let scale = Vec3::from(c.scale.unwrap_or([1.0; 3]));
-            if !(scale.is_finite() && scale.min_element() > 0.0) {
-                return Err(bad(format!(
-                    "character '{name}': scale {scale}: give three positive numbers"
-                )));
-            }
-            let tint = match c.tint.as_deref() {
-                None => Vec4::ONE,
-                Some([r, g, b]) => Vec4::new(*r, *g, *b, 1.0),
-                Some([r, g, b, a]) => Vec4::new(*r, *g, *b, *a),
-                Some(t) => {
-                    return Err(bad(format!(
-                        "character '{name}': tint {t:?}: give [r, g, b] or [r, g, b, a]"
-                    )));
-                }
-            };
-            if !(tint.is_finite() && tint.min_element() >= 0.0) {
-                return Err(bad(format!(
-                    "character '{name}': tint {tint}: components must be numbers >= 0"
-                )));
-            }
-            characters.push(CharacterSpec {
-                name: name.clone(),
-                clips: selection(&c.clips, &what("clips"), &bad)?,
-                states: if matches!(source, Source::Model(_)) {
-                    Selection::Named(Vec::new())
-                } else {
-                    states
-                },
-                source,
-                once: c.once.clone(),
-                looping: c.looping.clone(),
-                fps: match &c.fps {
-                    Some(r) => rate(r, &what("fps"), &bad)?,
-                    None => fps,
-                },
-                rates,
-                params: c.params.clone(),
-                scale,
-                tint,
-            });
+            let spec = character_spec(i, c, dir, fps, &characters, &bad)?;
+            characters.push(spec);
         }
         Ok(Self {
             path: Some(path.to_path_buf()),

@@ -6,7 +6,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use crate::format::ThrongFile;
+use crate::format::{TEXELS_PER_MATRIX, ThrongFile};
 
 /// Which frames an instance shows: frame bases as matrix indices (the texel index of joint 0,
 /// row 0, divided by 3) and weights, as skinning.wgsl's `Pose`.
@@ -93,8 +93,8 @@ fn frame_pose_of(
         let a = anim as usize;
         let (f0, f1, w) = file.frames_at(a, t);
         (
-            (file.frame_base(a, f0) / 3) as u32,
-            (file.frame_base(a, f1) / 3) as u32,
+            (file.frame_base(a, f0) / u64::from(TEXELS_PER_MATRIX)) as u32,
+            (file.frame_base(a, f1) / u64::from(TEXELS_PER_MATRIX)) as u32,
             w,
         )
     };

@@ -1,7 +1,8 @@
-//! Reading a baked `.throng` file: the container is mapped and checked, then every table is
-//! validated before anything is handed out — every count, range, index, string and float —
-//! so users of [`ThrongFile`] can index without checks. Small tables are copied out; vertex,
-//! index, pixel and texel data stay in the mapped file (zero-copy).
+//! Reading a baked `.throng` file: the container is mapped and checked, the tables are read,
+//! then every one is validated (`validate`: every count, range, index, string and float)
+//! before anything is handed out, so users of [`ThrongFile`] can index without checks. Small
+//! tables are copied out; vertex, index, pixel and texel data stay in the mapped file
+//! (zero-copy).
 
 use std::path::Path;
 
@@ -12,12 +13,11 @@ use super::error::FormatError;
 use super::metadata::Metadata;
 use super::records::{
     AnimRecord, BoundsRecord, CharacterRecord, EventRecord, ImageRecord, InfoRecord, JointRecord,
-    MeshRecord, MotionRecord, NONE, StrRef, TexelFormat, VertexRecord, anim_flags, anim_kind,
-    kinds, mesh_flags,
+    MeshRecord, MotionRecord, StrRef, TEXELS_PER_MATRIX, TexelFormat, VertexRecord, anim_flags,
+    kinds,
 };
-
-/// Most joints a character may have: joint indices are 16-bit.
-pub const MAX_JOINTS: u32 = 65_536;
+use super::texels::Texels;
+use super::validate::{self, Tables};
 
 /// A validated baked file.
 pub struct ThrongFile {
@@ -33,47 +33,6 @@ pub struct ThrongFile {
     meshes: Vec<MeshRecord>,
     images: Vec<ImageRecord>,
     metadata: Metadata,
-}
-
-/// The texel data in place, in the file's format.
-#[derive(Clone, Copy, Debug)]
-pub enum Texels<'a> {
-    /// `Rgba32Float` texels.
-    F32(&'a [[f32; 4]]),
-    /// `Rgba16Float` texels as raw binary16 bits.
-    F16(&'a [[u16; 4]]),
-}
-
-impl Texels<'_> {
-    /// Number of texels.
-    pub fn len(&self) -> usize {
-        match self {
-            Self::F32(t) => t.len(),
-            Self::F16(t) => t.len(),
-        }
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Texel `i` as f32 (`i < len`).
-    #[inline]
-    pub fn get(&self, i: usize) -> [f32; 4] {
-        match self {
-            Self::F32(t) => t[i],
-            Self::F16(t) => t[i].map(|b| half::f16::from_bits(b).to_f32()),
-        }
-    }
-
-    /// The raw bytes, as stored.
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            Self::F32(t) => bytemuck::cast_slice(t),
-            Self::F16(t) => bytemuck::cast_slice(t),
-        }
-    }
 }
 
 /// Copies the records of a table section out (the section may be unaligned in memory).
@@ -139,16 +98,6 @@ fn view<'a, T: Pod>(
     })
 }
 
-/// `first..first + count` if it lies within `0..len`.
-fn range(first: u64, count: u64, len: usize) -> Option<std::ops::Range<usize>> {
-    let end = first.checked_add(count)?;
-    (end <= len as u64).then_some(first as usize..end as usize)
-}
-
-fn finite(xs: &[f32]) -> bool {
-    xs.iter().all(|x| x.is_finite())
-}
-
 impl ThrongFile {
     /// Maps, checks and validates the file at `path`.
     ///
@@ -204,356 +153,32 @@ impl ThrongFile {
         let pixels = section(&c, kinds::PIXL, &bad)?;
         let texel_bytes = section(&c, kinds::TEXL, &bad)?;
 
-        let string = |r: StrRef, what: &dyn Fn() -> String| -> Result<(), FormatError> {
-            let bytes = range(r.offset.into(), r.len.into(), strings.len())
-                .and_then(|rg| strings.get(rg))
-                .ok_or_else(|| {
-                    bad(format!(
-                        "{}: string at {}+{} lies outside the string table ({} bytes)",
-                        what(),
-                        r.offset,
-                        r.len,
-                        strings.len()
-                    ))
-                })?;
-            std::str::from_utf8(bytes)
-                .map(|_| ())
-                .map_err(|_| bad(format!("{}: name is not valid UTF-8", what())))
-        };
-
-        // Texels: the count matches the section, and every value is finite.
-        let texel_len = usize::try_from(info.texel_count)
-            .ok()
-            .and_then(|n| n.checked_mul(format.texel_size()));
-        if texel_len != Some(texel_bytes.len()) {
-            return Err(bad(format!(
-                "INFO says {} {} texels, but section 'TEXL' is {} bytes",
-                info.texel_count,
-                format.name(),
-                texel_bytes.len()
-            )));
-        }
+        validate::texel_count(&info, format, texel_bytes.len(), &bad)?;
         let texels = match format {
             TexelFormat::Rgba32F => Texels::F32(view(&c, kinds::TEXL, &bad)?),
             TexelFormat::Rgba16F => Texels::F16(view(&c, kinds::TEXL, &bad)?),
         };
-        let bad_texel = match texels {
-            Texels::F32(t) => t.iter().position(|t| !finite(t)),
-            // binary16 is infinite or NaN when all five exponent bits are set.
-            Texels::F16(t) => t
-                .iter()
-                .position(|t| t.iter().any(|b| b & 0x7c00 == 0x7c00)),
+        validate::texel_values(texels, &bad)?;
+        let tables = Tables {
+            info: &info,
+            strings,
+            characters: &characters,
+            joints: &joints,
+            anims: &anims,
+            events: &events,
+            motion: &motion,
+            bounds: &bounds,
+            meshes: &meshes,
+            images: &images,
+            vertices,
+            indices,
+            texels,
         };
-        if let Some(i) = bad_texel {
-            return Err(bad(format!(
-                "texel {i} holds a value that is not finite (NaN or infinity)"
-            )));
-        }
-
-        // Characters own contiguous, ordered ranges of joints, animations and meshes.
-        let (mut next_joint, mut next_anim, mut next_mesh) = (0u64, 0u64, 0u64);
-        let mut next_event = 0u64;
-        let mut max_joints = 0;
-        for (ci, ch) in characters.iter().enumerate() {
-            let what = || format!("character {ci}");
-            string(ch.name, &what)?;
-            if ch.joint_count == 0 || ch.joint_count > MAX_JOINTS {
-                return Err(bad(format!(
-                    "character {ci}: {} joints (1 to {MAX_JOINTS} are allowed)",
-                    ch.joint_count
-                )));
-            }
-            max_joints = max_joints.max(ch.joint_count);
-            let mesh_count = u64::from(ch.part_count) * u64::from(ch.lod_count);
-            if u64::from(ch.first_joint) != next_joint
-                || u64::from(ch.first_anim) != next_anim
-                || u64::from(ch.first_mesh) != next_mesh
-            {
-                return Err(bad(format!(
-                    "character {ci}: its joints, animations or meshes do not follow the previous character's"
-                )));
-            }
-            next_joint = next_joint.saturating_add(ch.joint_count.into());
-            next_anim = next_anim.saturating_add(ch.anim_count.into());
-            next_mesh = next_mesh.saturating_add(mesh_count);
-            if next_joint > joints.len() as u64
-                || next_anim > anims.len() as u64
-                || next_mesh > meshes.len() as u64
-            {
-                return Err(bad(format!(
-                    "character {ci}: {} joints, {} animations and {} meshes from {}, {} and {} run past the tables ({} joints, {} animations, {} meshes)",
-                    ch.joint_count,
-                    ch.anim_count,
-                    mesh_count,
-                    ch.first_joint,
-                    ch.first_anim,
-                    ch.first_mesh,
-                    joints.len(),
-                    anims.len(),
-                    meshes.len()
-                )));
-            }
-            if ch.part_count > 0 && ch.lod_count == 0 {
-                return Err(bad(format!(
-                    "character {ci}: {} mesh parts but no LOD levels",
-                    ch.part_count
-                )));
-            }
-            if !(ch.height.is_finite() && ch.height > 0.0) {
-                return Err(bad(format!(
-                    "character {ci}: height {} is not a positive number",
-                    ch.height
-                )));
-            }
-            for local in 0..ch.joint_count {
-                let j = &joints[(ch.first_joint + local) as usize];
-                let what = || format!("character {ci}, joint {local}");
-                string(j.name, &what)?;
-                if j.parent < -1 || (j.parent >= 0 && j.parent as u32 >= local) {
-                    return Err(bad(format!(
-                        "{}: parent {} is not an earlier joint (joints are stored parents first)",
-                        what(),
-                        j.parent
-                    )));
-                }
-                if !finite(&j.inverse_bind) {
-                    return Err(bad(format!(
-                        "{}: inverse bind matrix is not finite",
-                        what()
-                    )));
-                }
-            }
-            for local in 0..ch.anim_count {
-                let ai = ch.first_anim + local;
-                let a = &anims[ai as usize];
-                let what = || format!("animation {ai}");
-                string(a.name, &what)?;
-                string(a.param, &what)?;
-                if a.character as usize != ci {
-                    return Err(bad(format!(
-                        "animation {ai}: belongs to character {}, but lies in character {ci}'s range",
-                        a.character
-                    )));
-                }
-                if a.kind != anim_kind::CLIP && a.kind != anim_kind::STATE {
-                    return Err(bad(format!("animation {ai}: unknown kind {}", a.kind)));
-                }
-                if a.flags & !(anim_flags::LOOPING | anim_flags::ROOT_MOTION) != 0 {
-                    return Err(bad(format!("animation {ai}: unknown flags {:#x}", a.flags)));
-                }
-                if a.frame_count == 0 {
-                    return Err(bad(format!("animation {ai}: no frames")));
-                }
-                let numbers = [
-                    a.duration,
-                    a.fps,
-                    a.param_value,
-                    a.interpolation_error,
-                    a.precision_error,
-                ];
-                if !finite(&numbers)
-                    || !finite(&a.cycle_motion)
-                    || a.duration < 0.0
-                    || a.fps < 0.0
-                    || a.interpolation_error < 0.0
-                    || a.precision_error < 0.0
-                {
-                    return Err(bad(format!(
-                        "animation {ai}: duration, rate, parameter, errors and motion must be finite (and not negative)"
-                    )));
-                }
-                let texels_needed = u64::from(a.frame_count) * u64::from(ch.joint_count) * 3;
-                if range(a.first_texel, texels_needed, texels.len()).is_none() {
-                    return Err(bad(format!(
-                        "animation {ai}: {} frames of {} joints from texel {} run past the {} texels",
-                        a.frame_count,
-                        ch.joint_count,
-                        a.first_texel,
-                        texels.len()
-                    )));
-                }
-                if range(a.first_bounds.into(), a.frame_count.into(), bounds.len()).is_none() {
-                    return Err(bad(format!(
-                        "animation {ai}: bounds of {} frames from {} run past the {} in 'BNDS'",
-                        a.frame_count,
-                        a.first_bounds,
-                        bounds.len()
-                    )));
-                }
-                if a.flags & anim_flags::ROOT_MOTION != 0
-                    && range(a.first_motion.into(), a.frame_count.into(), motion.len()).is_none()
-                {
-                    return Err(bad(format!(
-                        "animation {ai}: root motion of {} frames from {} runs past the {} in 'MOTN'",
-                        a.frame_count,
-                        a.first_motion,
-                        motion.len()
-                    )));
-                }
-                let Some(evs) = range(a.first_event.into(), a.event_count.into(), events.len())
-                else {
-                    return Err(bad(format!(
-                        "animation {ai}: {} events from {} run past the {} in 'EVNT'",
-                        a.event_count,
-                        a.first_event,
-                        events.len()
-                    )));
-                };
-                if u64::from(a.first_event) != next_event {
-                    return Err(bad(format!(
-                        "animation {ai}: its events start at {}, not right after the previous animation's ({next_event})",
-                        a.first_event
-                    )));
-                }
-                next_event += u64::from(a.event_count);
-                for (k, e) in events[evs].iter().enumerate() {
-                    let what = || format!("animation {ai}, event {k}");
-                    string(e.name, &what)?;
-                    if e.anim != ai || !(e.time >= 0.0 && e.time <= a.duration) {
-                        return Err(bad(format!(
-                            "{}: belongs to animation {} at {} s (must be this one, within 0..{} s)",
-                            what(),
-                            e.anim,
-                            e.time,
-                            a.duration
-                        )));
-                    }
-                }
-            }
-            for k in 0..mesh_count {
-                let mi = u64::from(ch.first_mesh) + k;
-                let m = &meshes[mi as usize];
-                let what = || format!("mesh {mi}");
-                string(m.name, &what)?;
-                let (lod, part) = (k / u64::from(ch.part_count), k % u64::from(ch.part_count));
-                if m.character as usize != ci
-                    || u64::from(m.lod) != lod
-                    || u64::from(m.part) != part
-                {
-                    return Err(bad(format!(
-                        "mesh {mi}: says character {}, part {}, LOD {}; its place says character {ci}, part {part}, LOD {lod}",
-                        m.character, m.part, m.lod
-                    )));
-                }
-                if m.flags & !mesh_flags::RIGID != 0 {
-                    return Err(bad(format!("mesh {mi}: unknown flags {:#x}", m.flags)));
-                }
-                let ratio_ok = m.ratio > 0.0 && m.ratio <= 1.0;
-                let error_ok = m.error.is_finite() && m.error >= 0.0;
-                if !ratio_ok || !error_ok || !finite(&m.base_color) {
-                    return Err(bad(format!(
-                        "mesh {mi}: ratio {} must be in (0, 1], error {} finite and >= 0, base colour finite",
-                        m.ratio, m.error
-                    )));
-                }
-                if m.image != NONE && m.image as usize >= images.len() {
-                    return Err(bad(format!(
-                        "mesh {mi}: image {} does not exist ({} images)",
-                        m.image,
-                        images.len()
-                    )));
-                }
-                let Some(vs) = range(m.first_vertex.into(), m.vertex_count.into(), vertices.len())
-                else {
-                    return Err(bad(format!(
-                        "mesh {mi}: {} vertices from {} run past the {} in 'VERT'",
-                        m.vertex_count,
-                        m.first_vertex,
-                        vertices.len()
-                    )));
-                };
-                let Some(is) = range(m.first_index.into(), m.index_count.into(), indices.len())
-                else {
-                    return Err(bad(format!(
-                        "mesh {mi}: {} indices from {} run past the {} in 'INDX'",
-                        m.index_count,
-                        m.first_index,
-                        indices.len()
-                    )));
-                };
-                if !m.index_count.is_multiple_of(3) {
-                    return Err(bad(format!(
-                        "mesh {mi}: {} indices is not whole triangles",
-                        m.index_count
-                    )));
-                }
-                if let Some(i) = indices[is].iter().find(|i| **i >= m.vertex_count) {
-                    return Err(bad(format!(
-                        "mesh {mi}: index {i} is past its {} vertices",
-                        m.vertex_count
-                    )));
-                }
-                for (k, v) in vertices[vs].iter().enumerate() {
-                    if !finite(&v.position)
-                        || !finite(&v.normal)
-                        || !finite(&v.uv)
-                        || !finite(&v.weights)
-                    {
-                        return Err(bad(format!("mesh {mi}, vertex {k}: a value is not finite")));
-                    }
-                    if let Some(j) = v.joints.iter().find(|j| u32::from(**j) >= ch.joint_count) {
-                        return Err(bad(format!(
-                            "mesh {mi}, vertex {k}: joint {j} does not exist ({} joints)",
-                            ch.joint_count
-                        )));
-                    }
-                }
-            }
-        }
-        if next_joint != joints.len() as u64
-            || next_anim != anims.len() as u64
-            || next_mesh != meshes.len() as u64
-        {
-            return Err(bad(format!(
-                "the characters cover {next_joint} joints, {next_anim} animations and {next_mesh} meshes, but the tables hold {}, {} and {}",
-                joints.len(),
-                anims.len(),
-                meshes.len()
-            )));
-        }
-        if next_event != events.len() as u64 {
-            return Err(bad(format!(
-                "the animations cover {next_event} events, but 'EVNT' holds {}",
-                events.len()
-            )));
-        }
-        if info.max_joints != max_joints {
-            return Err(bad(format!(
-                "INFO says the largest skeleton has {} joints; the characters say {max_joints}",
-                info.max_joints
-            )));
-        }
-        for (bi, b) in bounds.iter().enumerate() {
-            if !finite(&b.min) || !finite(&b.max) || (0..3).any(|k| b.min[k] > b.max[k]) {
-                return Err(bad(format!("bounds {bi}: not finite, or min above max")));
-            }
-        }
-        if let Some(i) = motion.iter().position(|m| !finite(&[m.x, m.z, m.yaw])) {
-            return Err(bad(format!("root motion {i}: not finite")));
-        }
-        for (ii, im) in images.iter().enumerate() {
-            let size = u64::from(im.width) * u64::from(im.height) * 4;
-            if im.width == 0 || im.height == 0 || range(im.offset, size, pixels.len()).is_none() {
-                return Err(bad(format!(
-                    "image {ii}: {}x{} pixels from byte {} do not fit the {} bytes of 'PIXL'",
-                    im.width,
-                    im.height,
-                    im.offset,
-                    pixels.len()
-                )));
-            }
-        }
-        let meta = section(&c, kinds::META, &bad)?;
-        let metadata: Metadata = serde_json::from_slice::<serde_json::Value>(meta)
-            .map_err(|e| format!("not JSON: {e}"))
-            .and_then(|v| {
-                if v.is_object() {
-                    serde_json::from_value(v).map_err(|e| e.to_string())
-                } else {
-                    Err("not a JSON object".to_string())
-                }
-            })
-            .map_err(|e| bad(format!("section 'META' is not valid bake metadata: {e}")))?;
+        validate::characters(&tables, &bad)?;
+        validate::bounds(&bounds, &bad)?;
+        validate::motion(&motion, &bad)?;
+        validate::images(&images, pixels, &bad)?;
+        let metadata = validate::metadata(section(&c, kinds::META, &bad)?, &bad)?;
         Ok(Self {
             container: c,
             info,
@@ -735,14 +360,66 @@ impl ThrongFile {
         self.texel_index(anim, frame, 0, 0)
     }
 
-    /// The texel index of row `row` (0..3) of joint `joint` at frame `frame` of animation
+    /// The texel index of row `row` (0..[`TEXELS_PER_MATRIX`]) of joint `joint` at frame `frame` of animation
     /// `anim` (all within range).
     #[inline]
     pub fn texel_index(&self, anim: usize, frame: u32, joint: u32, row: u32) -> u64 {
         let a = &self.anims[anim];
         let joints = self.characters[a.character as usize].joint_count;
         a.first_texel
-            + (u64::from(frame) * u64::from(joints) + u64::from(joint)) * 3
+            + (u64::from(frame) * u64::from(joints) + u64::from(joint))
+                * u64::from(TEXELS_PER_MATRIX)
             + u64::from(row)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Builder;
+    use crate::format::records::anim_kind;
+
+    /// One character of one joint and one single-frame animation whose texels start at
+    /// `first_texel` (texels up to there are padding).
+    fn one_frame(first_texel: u64) -> Vec<u8> {
+        let mut b = Builder::new(TexelFormat::Rgba32F);
+        let name = b.string("c");
+        b.joints.push(JointRecord {
+            name,
+            parent: -1,
+            reserved: 0,
+            inverse_bind: glam::Mat4::IDENTITY.to_cols_array(),
+        });
+        let texels = first_texel as usize + TEXELS_PER_MATRIX as usize;
+        b.push_texels(&vec![[0.0; 4]; texels]);
+        b.bounds.push(BoundsRecord::default());
+        b.anims.push(AnimRecord {
+            name,
+            kind: anim_kind::CLIP,
+            frame_count: 1,
+            first_texel,
+            ..AnimRecord::default()
+        });
+        b.characters.push(CharacterRecord {
+            name,
+            joint_count: 1,
+            anim_count: 1,
+            height: 1.0,
+            ..CharacterRecord::default()
+        });
+        b.to_bytes().unwrap()
+    }
+
+    #[test]
+    fn animations_start_at_a_whole_matrix() {
+        assert!(ThrongFile::from_bytes(&one_frame(3), "x.throng").is_ok());
+        let e = ThrongFile::from_bytes(&one_frame(1), "x.throng")
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            e,
+            "x.throng: animation 0: starts at texel 1, not at a whole matrix (a multiple of 3)"
+        );
     }
 }

@@ -41,6 +41,16 @@ pub mod kinds {
     pub const META: Kind = *b"META";
 }
 
+/// Texels per joint matrix in the bone-matrix texture: the three rows of the affine 3×4
+/// matrix, one RGBA texel each (docs/FORMAT.md). Every texel offset of a matrix is a
+/// multiple of it; reader, baker, renderer and bench all count with this one constant.
+pub const TEXELS_PER_MATRIX: u32 = 3;
+
+/// Most joints a character may have in a file: vertex joint indices are 16-bit (0..=65535),
+/// so 65536 joints are addressable. Reader, baker, renderer and bench share this one limit;
+/// the animation core's own, `anim::MAX_SKELETON_JOINTS`, is at most this.
+pub const MAX_JOINTS: u32 = 65_536;
+
 /// "None" in `u32` index fields.
 pub const NONE: u32 = u32::MAX;
 

@@ -1,0 +1,331 @@
+//! Assembly: the baked animations and the LOD meshes of each character written into the
+//! file's [`Builder`] — its joints, animation records (texels, events, bounds, root motion),
+//! LOD-major mesh parts with their vertices, indices and base-colour images, and its record —
+//! with the report of what was written. The order of every push is the file's layout: a
+//! change here changes the bytes of every bake.
+
+use glam::Vec4;
+
+use super::error::BakeError;
+use super::load::Loaded;
+use super::plan::{Job, JobSource};
+use super::precision::stored_error;
+use super::recipe::{PrecisionChoice, Rate, Recipe, Source};
+use super::report::{AnimReport, CharacterReport};
+use super::sample::Sampled;
+use crate::anim::Skeleton;
+use crate::format::records::{
+    AnimRecord, CharacterRecord, EventRecord, JointRecord, MeshRecord, MotionRecord, NONE,
+    VertexRecord, anim_flags, anim_kind, mesh_flags,
+};
+use crate::format::{Builder, TexelFormat};
+use crate::mesh::{LodLevel, LodOptions, SkinnedMesh};
+
+// Every skeleton the animation core accepts fits a file: the baker writes joint counts as
+// they are, and the reader refuses more than `format::MAX_JOINTS`.
+const _: () = assert!(crate::anim::MAX_SKELETON_JOINTS as u64 <= crate::format::MAX_JOINTS as u64);
+
+/// A baked animation before it goes into the file.
+pub(super) struct Done {
+    pub sampled: Sampled,
+    /// Root motion per frame and over the cycle, if the animation has it.
+    pub motion: Option<(Vec<MotionRecord>, [f32; 3])>,
+    /// Event markers, (name, seconds), sorted by time.
+    pub events: Vec<(String, f32)>,
+}
+
+/// The file being assembled, character by character.
+pub(super) struct Assembly<'a> {
+    /// The file's contents so far.
+    pub builder: Builder,
+    recipe: &'a Recipe,
+    format: TexelFormat,
+    /// LOD levels per mesh part, by the source they were made from: characters made from the
+    /// same file (variants in scale and tint) share their LODs.
+    lod_cache: Vec<(&'a Source, Vec<Vec<LodLevel>>)>,
+}
+
+impl<'a> Assembly<'a> {
+    /// An empty file of `recipe`'s bake with texels in `format`.
+    pub fn new(recipe: &'a Recipe, format: TexelFormat) -> Self {
+        Self {
+            builder: Builder::new(format),
+            recipe,
+            format,
+            lod_cache: Vec::new(),
+        }
+    }
+
+    /// Writes character `ci` (loaded as `l`): its joints, its animations (those of `jobs`
+    /// that are its, whose texels are moved out of `done`), its meshes, then its record.
+    ///
+    /// # Errors
+    /// [`BakeError::Lod`] when a mesh part cannot be simplified.
+    pub fn character(
+        &mut self,
+        ci: usize,
+        l: &Loaded,
+        jobs: &[Job],
+        done: &mut [Done],
+    ) -> Result<CharacterReport, BakeError> {
+        let model = &l.model;
+        let skeleton = &model.skeleton;
+        let name = self.builder.string(&l.name);
+        let first_joint = joints(&mut self.builder, skeleton);
+        let first_anim = self.builder.anims.len() as u32;
+        let anims: Vec<AnimReport> = jobs
+            .iter()
+            .zip(done.iter_mut())
+            .filter(|(j, _)| j.character == ci)
+            .map(|(j, d)| self.anim(ci, j, d))
+            .collect();
+        let first_mesh = self.builder.meshes.len() as u32;
+        let (lod_triangles, lod_errors) = self.meshes(ci, l)?;
+        let b = &mut self.builder;
+        b.characters.push(CharacterRecord {
+            name,
+            first_joint,
+            joint_count: skeleton.len() as u32,
+            first_anim,
+            anim_count: b.anims.len() as u32 - first_anim,
+            first_mesh,
+            part_count: model.meshes.len() as u32,
+            lod_count: if model.meshes.is_empty() {
+                0
+            } else {
+                self.recipe.lods.len() as u32
+            },
+            height: l.height,
+            reserved: [0; 2],
+        });
+        let mut warnings: Vec<String> =
+            model.warnings.iter().chain(&model.notes).cloned().collect();
+        warnings.extend(lod_shortfalls(&self.recipe.lods, &lod_triangles));
+        Ok(CharacterReport {
+            name: l.name.clone(),
+            joints: skeleton.len(),
+            height: l.height,
+            lod_triangles,
+            lod_errors,
+            anims,
+            warnings,
+        })
+    }
+
+    /// Writes animation `j` of character `ci` (baked as `d`, whose texels are moved out) with
+    /// its events, bounds and root motion.
+    fn anim(&mut self, ci: usize, j: &Job, d: &mut Done) -> AnimReport {
+        let b = &mut self.builder;
+        let first_texel = b.push_texel_vec(std::mem::take(&mut d.sampled.texels));
+        let ai = b.anims.len() as u32;
+        let first_event = b.events.len() as u32;
+        for (en, t) in &d.events {
+            let en = b.string(en);
+            b.events.push(EventRecord {
+                anim: ai,
+                name: en,
+                time: *t,
+            });
+        }
+        let first_bounds = b.bounds.len() as u32;
+        b.bounds.extend_from_slice(&d.sampled.bounds);
+        let first_motion = b.motion.len() as u32;
+        let mut cycle_motion = [0.0; 3];
+        if let Some((m, c)) = &d.motion {
+            b.motion.extend_from_slice(m);
+            cycle_motion = *c;
+        }
+        let anim_name = b.string(&j.name);
+        let (param, param_value) = match &j.param {
+            Some((p, v)) => (b.string(p), *v),
+            None => (b.string(""), 0.0),
+        };
+        let s = d.sampled.schedule;
+        let intervals = if s.looping { s.count } else { s.count - 1 };
+        // In f64, so that 30 frames over 1 s store 30 rather than 1 / (1 / 30).
+        let fps = if s.duration > 0.0 && intervals > 0 {
+            (f64::from(intervals) / f64::from(s.duration)) as f32
+        } else {
+            0.0
+        };
+        b.anims.push(AnimRecord {
+            name: anim_name,
+            character: ci as u32,
+            kind: match j.source {
+                JobSource::Clip(_) => anim_kind::CLIP,
+                JobSource::State { .. } => anim_kind::STATE,
+            },
+            flags: if s.looping { anim_flags::LOOPING } else { 0 }
+                | if d.motion.is_some() {
+                    anim_flags::ROOT_MOTION
+                } else {
+                    0
+                },
+            frame_count: s.count,
+            first_texel,
+            duration: s.duration,
+            fps,
+            param,
+            param_value,
+            first_event,
+            event_count: d.events.len() as u32,
+            first_motion: if d.motion.is_some() { first_motion } else { 0 },
+            cycle_motion,
+            first_bounds,
+            interpolation_error: d.sampled.interpolation_error,
+            precision_error: stored_error(self.format, d.sampled.f16_error),
+            reserved: [0; 2],
+        });
+        AnimReport {
+            name: j.name.clone(),
+            kind: match j.source {
+                JobSource::Clip(_) => "clip",
+                JobSource::State { .. } => "state",
+            },
+            param: j.param.clone(),
+            duration: s.duration,
+            frames: s.count,
+            fps,
+            auto_rate: j.rate == Rate::Auto,
+            looping: s.looping,
+            interpolation_error: d.sampled.interpolation_error,
+            f16_error: (self.recipe.precision != PrecisionChoice::F32)
+                .then_some(d.sampled.f16_error),
+            events: d.events.len(),
+            root_motion: d.motion.is_some(),
+            note: j.note.clone(),
+        }
+    }
+
+    /// The LOD levels of every mesh part of character `ci`, made once per source file.
+    fn lod_levels(&mut self, ci: usize, l: &Loaded) -> Result<Vec<Vec<LodLevel>>, BakeError> {
+        let model = &l.model;
+        let recipe = self.recipe;
+        let source = &recipe.characters[ci].source;
+        if let Some((_, levels)) = self.lod_cache.iter().find(|(s, _)| *s == source) {
+            return Ok(levels.clone());
+        }
+        let lod_options = LodOptions {
+            max_error: self.recipe.lod_max_error,
+            // Parts that meet at open edges must not crack apart when simplified separately.
+            lock_border: model.meshes.len() > 1,
+        };
+        let mut levels = Vec::new();
+        for part in &model.meshes {
+            levels.push(
+                crate::mesh::generate(&part.mesh, &self.recipe.lods, &lod_options).map_err(
+                    |source| BakeError::Lod {
+                        character: l.name.clone(),
+                        mesh: part.mesh.name.clone(),
+                        source,
+                    },
+                )?,
+            );
+        }
+        self.lod_cache.push((source, levels.clone()));
+        Ok(levels)
+    }
+
+    /// Writes the meshes of character `ci`, LOD-major, with their vertices, indices and
+    /// images; returns the triangles and largest simplification error per LOD level.
+    fn meshes(&mut self, ci: usize, l: &Loaded) -> Result<(Vec<usize>, Vec<f32>), BakeError> {
+        let model = &l.model;
+        let levels = self.lod_levels(ci, l)?;
+        // Simplification errors are measured on the unscaled mesh; the recipe's scale
+        // stretches them by at most its largest factor.
+        let lod_scale = self.recipe.characters[ci].scale.max_element();
+        let b = &mut self.builder;
+        let mut images: Vec<Option<u32>> = vec![None; model.materials.len()];
+        let (mut lod_triangles, mut lod_errors) = (Vec::new(), Vec::new());
+        for lod in 0..self.recipe.lods.len() {
+            let (mut tris, mut err) = (0, 0.0f32);
+            for (part, parts) in levels.iter().enumerate() {
+                let level = &parts[lod];
+                tris += level.mesh.triangle_count();
+                err = err.max(level.error * lod_scale);
+                let material = model.materials.get(level.mesh.material);
+                let image = match material.and_then(|m| m.base_color_texture.as_ref()) {
+                    Some(t) => *images[level.mesh.material]
+                        .get_or_insert_with(|| b.push_image(t.width, t.height, &t.rgba)),
+                    None => NONE,
+                };
+                let mesh_name = b.string(&model.meshes[part].mesh.name);
+                let first_vertex = b.vertices.len() as u32;
+                push_vertices(&mut b.vertices, &level.mesh);
+                let first_index = b.indices.len() as u32;
+                b.indices.extend_from_slice(&level.mesh.indices);
+                b.meshes.push(MeshRecord {
+                    name: mesh_name,
+                    character: ci as u32,
+                    part: part as u32,
+                    lod: lod as u32,
+                    flags: if level.mesh.rigid {
+                        mesh_flags::RIGID
+                    } else {
+                        0
+                    },
+                    ratio: level.ratio,
+                    error: level.error * lod_scale,
+                    first_vertex,
+                    vertex_count: level.mesh.vertex_count() as u32,
+                    first_index,
+                    index_count: level.mesh.indices.len() as u32,
+                    base_color: material
+                        .map_or(Vec4::ONE, |m| m.base_color_factor)
+                        .to_array(),
+                    image,
+                    reserved: [0; 3],
+                });
+            }
+            lod_triangles.push(tris);
+            lod_errors.push(err);
+        }
+        Ok((lod_triangles, lod_errors))
+    }
+}
+
+/// Writes the joints of `skeleton` and returns the index of the first.
+fn joints(b: &mut Builder, skeleton: &Skeleton) -> u32 {
+    let first_joint = b.joints.len() as u32;
+    for j in 0..skeleton.len() {
+        let jn = b.string(&skeleton.names()[j]);
+        b.joints.push(JointRecord {
+            name: jn,
+            parent: skeleton.parent(j).map_or(-1, |p| p as i32),
+            reserved: 0,
+            inverse_bind: skeleton.inverse_bind()[j].to_cols_array(),
+        });
+    }
+    first_joint
+}
+
+/// A note for each LOD level that kept far more triangles than asked (half as many again):
+/// the user should know that the level saves little.
+fn lod_shortfalls(ratios: &[f32], triangles: &[usize]) -> Vec<String> {
+    let full = triangles.first().copied().unwrap_or(0) as f32;
+    ratios
+        .iter()
+        .zip(triangles)
+        .enumerate()
+        .skip(1)
+        .filter(|(_, (r, t))| full > 0.0 && **t as f32 > **r * full * 1.5 + 3.0)
+        .map(|(l, (r, t))| {
+            format!(
+                "LOD {l} asked for {r} of the triangles and kept {:.2}: the mesh does not simplify further (triangles that share no vertices, as in flat-shaded models, or lod_max_error reached)",
+                *t as f32 / full
+            )
+        })
+        .collect()
+}
+
+fn push_vertices(out: &mut Vec<VertexRecord>, mesh: &SkinnedMesh) {
+    for i in 0..mesh.vertex_count() {
+        out.push(VertexRecord {
+            position: mesh.positions[i].to_array(),
+            normal: mesh.normals[i].to_array(),
+            uv: mesh.uvs.get(i).map_or([0.0; 2], |u| u.to_array()),
+            joints: mesh.joints[i],
+            weights: mesh.weights[i],
+        });
+    }
+}

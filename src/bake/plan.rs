@@ -1,0 +1,324 @@
+//! What to bake and at which rates: the [`Job`]s of a recipe's character, one per selected clip
+//! and one per selected state and parameter value, with each one's duration, whether it loops
+//! (as the recipe says, or measured: a clip loops when it ends in the pose it starts with; a
+//! state over the period after which all its clocks repeat) and its frame rate. Every name the
+//! recipe gives is checked against the character here.
+
+use std::collections::BTreeSet;
+
+use super::error::BakeError;
+use super::frames::FrameSchedule;
+use super::load::Loaded;
+use super::recipe::{CharacterSpec, DEFAULT_FPS, Rate, Selection};
+use crate::anim::Playback;
+use crate::anim::graph::Node;
+use crate::anim::state_machine::{ParamKind, StateMachine};
+use crate::character::{Character, Poser};
+
+/// A clip whose last pose is within this fraction of the character's height of its first
+/// (every point of the mesh) loops; otherwise it plays once. 1% is 18 mm on a 1.8 m character:
+/// looping clips exported with a matching end key measure 0, one-shots (a fall, a jump) move
+/// tens of percent.
+pub const LOOP_TOLERANCE: f32 = 0.01;
+
+/// The most root cycles a state's period may span while waiting for its layered clocks to
+/// complete whole cycles too: beyond it the baked loop would be long for little gain.
+const MAX_PERIOD_CYCLES: u32 = 16;
+
+/// What a job samples.
+#[derive(Clone, Debug)]
+pub(super) enum JobSource {
+    /// Clip `.0` of the model.
+    Clip(usize),
+    /// A state of the character's machine at fixed parameter values.
+    State { state: usize, params: Vec<f32> },
+}
+
+/// One animation to bake.
+#[derive(Clone, Debug)]
+pub(super) struct Job {
+    /// Index of its character in the recipe.
+    pub character: usize,
+    /// Clip or state name.
+    pub name: String,
+    pub source: JobSource,
+    /// For a state baked at a parameter value: the parameter and value.
+    pub param: Option<(String, f32)>,
+    /// Seconds.
+    pub duration: f32,
+    pub looping: bool,
+    pub rate: Rate,
+    /// Something approximate about it, for the report.
+    pub note: Option<String>,
+}
+
+impl Job {
+    /// Frames it will have, for progress: an auto rate counts as the default rate (its frames
+    /// are not known before its rate is chosen); 1 when the schedule is refused (the bake then
+    /// fails with the reason).
+    pub fn estimated_frames(&self) -> u64 {
+        let fps = match self.rate {
+            Rate::Fixed(f) => f,
+            Rate::Auto => DEFAULT_FPS,
+        };
+        FrameSchedule::new(&self.name, self.duration, fps, self.looping)
+            .map_or(1, |s| u64::from(s.count))
+    }
+}
+
+/// The indices of `all` (the `what`s of `character`) that `sel` selects.
+fn pick(
+    sel: &Selection,
+    all: &[String],
+    what: &str,
+    character: &str,
+) -> Result<Vec<usize>, BakeError> {
+    match sel {
+        Selection::All => Ok((0..all.len()).collect()),
+        Selection::Named(names) => names
+            .iter()
+            .map(|n| {
+                all.iter().position(|a| a == n).ok_or_else(|| {
+                    BakeError::character(
+                        character,
+                        format!(
+                            "no {what} '{n}'; {what}s are: {}",
+                            if all.is_empty() {
+                                "(none)".to_string()
+                            } else {
+                                all.join(", ")
+                            }
+                        ),
+                    )
+                })
+            })
+            .collect(),
+    }
+}
+
+/// The period of a state at fixed parameters: its root cycle, or the smallest whole number of
+/// root cycles (up to [`MAX_PERIOD_CYCLES`]) after which its layered and additive clocks also
+/// complete whole cycles, so that the baked loop has no seam.
+fn state_period(c: &Character, state: usize, params: &[f32]) -> (f32, bool, Option<String>) {
+    let tree = &c.machine.states()[state].tree;
+    let mut st = tree.new_state();
+    tree.advance(&c.model.clips, &[], &mut st, params, 1.0, |_| {});
+    let root = tree.root_cycle(&st);
+    let looping = tree.looping();
+    if root <= 0.0 {
+        return (0.0, looping, None);
+    }
+    let clocks = tree.independent_clocks(&c.model.clips, &st);
+    if !looping || clocks.is_empty() {
+        return (root, looping, None);
+    }
+    for k in 1..=MAX_PERIOD_CYCLES {
+        let period = root * k as f32;
+        let whole = clocks.iter().all(|(cycle, l)| {
+            let n = period / cycle;
+            *l && n.round() >= 1.0 && (n - n.round()).abs() < 1e-3
+        });
+        if whole {
+            return (period, looping, None);
+        }
+    }
+    (
+        root,
+        looping,
+        Some(format!(
+            "its layers run on clocks ({}) that do not repeat within {MAX_PERIOD_CYCLES} cycles of its {root:.3} s; baked over one cycle, the layers jump at the loop",
+            clocks
+                .iter()
+                .map(|(c, _)| format!("{c:.3} s"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    )
+}
+
+/// The jobs of character `ci` (`spec`, loaded as `l`): its clips, then its states.
+///
+/// # Errors
+/// [`BakeError::Character`] for a clip, state or parameter the recipe names that the
+/// character lacks, or a state that blends on more than one parameter.
+pub(super) fn jobs_for(ci: usize, spec: &CharacterSpec, l: &Loaded) -> Result<Vec<Job>, BakeError> {
+    let mut known: BTreeSet<String> = BTreeSet::new();
+    let mut jobs = clip_jobs(ci, spec, l, &mut known)?;
+    if let Some(ch) = &l.character {
+        jobs.extend(state_jobs(ci, spec, ch, &mut known)?);
+    }
+    if let Some(unknown) = spec.rates.keys().find(|k| !known.contains(*k)) {
+        return Err(BakeError::character(
+            &spec.name,
+            format!("rates.{unknown}: no baked clip or state is called '{unknown}'"),
+        ));
+    }
+    Ok(jobs)
+}
+
+/// The frame rate of the clip or state `name`.
+fn rate_of(spec: &CharacterSpec, name: &str) -> Rate {
+    spec.rates.get(name).copied().unwrap_or(spec.fps)
+}
+
+/// The selected clips, each added to `known`.
+fn clip_jobs(
+    ci: usize,
+    spec: &CharacterSpec,
+    l: &Loaded,
+    known: &mut BTreeSet<String>,
+) -> Result<Vec<Job>, BakeError> {
+    let name = &spec.name;
+    let clip_names: Vec<String> = l.model.clips.iter().map(|c| c.name().to_string()).collect();
+    for (list, what) in [(&spec.once, "once"), (&spec.looping, "loop")] {
+        if let Some(unknown) = list.iter().find(|o| !clip_names.contains(o)) {
+            return Err(BakeError::character(
+                name,
+                format!(
+                    "{what}: no clip is called '{unknown}'; clips are: {}",
+                    clip_names.join(", ")
+                ),
+            ));
+        }
+    }
+    let mut jobs = Vec::new();
+    let mut poser = Poser::new(&l.model);
+    for c in pick(&spec.clips, &clip_names, "clip", name)? {
+        let clip = &l.model.clips[c];
+        known.insert(clip.name().to_string());
+        let looping = if spec.once.iter().any(|o| o == clip.name()) {
+            false
+        } else if spec.looping.iter().any(|o| o == clip.name()) {
+            true
+        } else {
+            // A clip loops when it ends in the pose it starts with.
+            let first = poser.clip(&l.model, Some(c), 0.0, Playback::Clamp).to_vec();
+            let last = poser.clip(&l.model, Some(c), clip.duration(), Playback::Clamp);
+            l.boxes.error(&first, last) <= LOOP_TOLERANCE * l.height
+        };
+        jobs.push(Job {
+            character: ci,
+            name: clip.name().to_string(),
+            source: JobSource::Clip(c),
+            param: None,
+            duration: clip.duration(),
+            looping,
+            rate: rate_of(spec, clip.name()),
+            note: None,
+        });
+    }
+    Ok(jobs)
+}
+
+/// Every parameter the recipe gives values for is a float parameter of `machine`.
+fn check_params(spec: &CharacterSpec, machine: &StateMachine) -> Result<(), BakeError> {
+    for k in spec.params.keys() {
+        match machine.param(k) {
+            Some(p) if machine.params()[p].kind == ParamKind::Float => {}
+            _ => {
+                return Err(BakeError::character(
+                    &spec.name,
+                    format!(
+                        "params.{k}: the character has no float parameter '{k}'; float parameters are: {}",
+                        machine
+                            .params()
+                            .iter()
+                            .filter(|p| p.kind == ParamKind::Float)
+                            .map(|p| p.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The selected states of `ch`, one job per parameter value, each added to `known`.
+fn state_jobs(
+    ci: usize,
+    spec: &CharacterSpec,
+    ch: &Character,
+    known: &mut BTreeSet<String>,
+) -> Result<Vec<Job>, BakeError> {
+    let machine = &ch.machine;
+    let state_names: Vec<String> = machine.states().iter().map(|s| s.name.clone()).collect();
+    check_params(spec, machine)?;
+    let mut jobs = Vec::new();
+    for s in pick(&spec.states, &state_names, "state", &spec.name)? {
+        let state = &machine.states()[s];
+        known.insert(state.name.clone());
+        let defaults: Vec<f32> = machine.params().iter().map(|p| p.default).collect();
+        for v in state_variants(spec, machine, s)? {
+            let mut params = defaults.clone();
+            if let Some((p, value)) = v {
+                params[p] = value;
+            }
+            let (duration, looping, note) = state_period(ch, s, &params);
+            jobs.push(Job {
+                character: ci,
+                name: state.name.clone(),
+                param: v.map(|(p, value)| (machine.params()[p].name.clone(), value)),
+                source: JobSource::State { state: s, params },
+                duration,
+                looping,
+                rate: rate_of(spec, &state.name),
+                note,
+            });
+        }
+    }
+    Ok(jobs)
+}
+
+/// The parameter values state `s` is baked at: `None` once for a state that reads no
+/// parameter; for one that blends on a parameter, (parameter, value) at each value the recipe
+/// gives for it, or else at its Blend1D nodes' positions, sorted and without repeats.
+fn state_variants(
+    spec: &CharacterSpec,
+    machine: &StateMachine,
+    s: usize,
+) -> Result<Vec<Option<(usize, f32)>>, BakeError> {
+    let state = &machine.states()[s];
+    // The parameters its Blend1D nodes read, with their positions.
+    let mut axes: Vec<(usize, Vec<f32>)> = Vec::new();
+    for n in state.tree.nodes() {
+        if let Node::Blend1D {
+            param, positions, ..
+        } = n
+        {
+            match axes.iter_mut().find(|(p, _)| p == param) {
+                Some((_, v)) => v.extend(positions),
+                None => axes.push((*param, positions.clone())),
+            }
+        }
+    }
+    if axes.len() > 1 {
+        return Err(BakeError::character(
+            &spec.name,
+            format!(
+                "state '{}' blends on {} parameters ({}); throng bakes states along one parameter",
+                state.name,
+                axes.len(),
+                axes.iter()
+                    .map(|(p, _)| machine.params()[*p].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Ok(match axes.first() {
+        None => vec![None],
+        Some((p, positions)) => {
+            let pname = &machine.params()[*p].name;
+            let mut values = spec
+                .params
+                .get(pname)
+                .cloned()
+                .unwrap_or_else(|| positions.clone());
+            values.sort_by(f32::total_cmp);
+            values.dedup();
+            values.into_iter().map(|v| Some((*p, v))).collect()
+        }
+    })
+}

@@ -1,0 +1,53 @@
+//! The default bake is byte for byte what it was: `throng bake bake/mannequin.toml`, run from
+//! the project's root as users and CI run it, writes a file whose SHA-256 is committed below.
+//! Bakes are deterministic (parallel work is reduced with `max`, which is order-free; nothing
+//! of the machine, the time or an absolute path is stored: the metadata holds the paths as the
+//! recipe names them, relative to the root), so any change to the hash means the format, the
+//! baker's output, the mannequin or the tool version changed.
+
+use std::path::Path;
+use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+/// SHA-256 of `bake/mannequin.toml` baked by this version. If a change is meant to alter the
+/// bake (a format or baker change, a new mannequin, a version bump), regenerate it from the
+/// project's root with
+/// `cargo run -q -- bake bake/mannequin.toml -o /tmp/m.throng --rebuild -q && sha256sum /tmp/m.throng`,
+/// say why in the commit message, and refresh docs/FORMAT.md's worked example (CI checks it
+/// against a fresh bake). If it was not meant to, the change broke byte-identical bakes.
+const DEFAULT_BAKE_SHA256: &str =
+    "79c730aa4b09b8bdf61de8185f46275ae49a340bfc8bc344f971fbf02187bf2b";
+
+#[test]
+fn the_default_bake_is_byte_identical() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let recipe = "bake/mannequin.toml";
+    assert!(root.join(recipe).is_file(), "{recipe} is missing");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bake-identical.throng");
+    // A stale file from an earlier run must not pass for this run's bake.
+    let _ = std::fs::remove_file(&out);
+    let run = Command::new(env!("CARGO_BIN_EXE_throng"))
+        .current_dir(root)
+        .args(["bake", recipe, "-o"])
+        .arg(&out)
+        .args(["--rebuild", "-q"])
+        .output()
+        .expect("run throng");
+    assert!(
+        run.status.success(),
+        "throng bake {recipe} failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let bytes = std::fs::read(&out).expect("the bake wrote no file");
+    let hash: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        hash,
+        DEFAULT_BAKE_SHA256,
+        "the default bake ({} bytes) changed",
+        bytes.len()
+    );
+}
