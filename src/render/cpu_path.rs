@@ -1,6 +1,6 @@
 //! The CPU skinning path of the crowd pass: agents whose record changed are skinned on the
-//! CPU (rayon over agents, [`super::cpu_skin`]'s arithmetic) into a cache of world-space
-//! vertices kept between frames, one region per agent; changed regions are written to a
+//! CPU (rayon over agents, [`super::cpu_skin`]'s arithmetic) into a cache of skinned
+//! vertices (model space) kept between frames, one region per agent; changed regions are written to a
 //! vertex buffer and drawn unskinned, one draw per agent and part.
 
 use rayon::prelude::*;
@@ -211,7 +211,7 @@ impl CpuPath {
     }
 
     /// Draws every visible agent's skinned parts into `pass` (one draw per agent and part,
-    /// its instance record for tint), with `pipeline`. Returns the draws.
+    /// its instance record placing and tinting it), with `pipeline`. Returns the draws.
     pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass,

@@ -250,7 +250,7 @@ pub(super) struct Pipelines {
     pub skinned: wgpu::RenderPipeline,
     /// The bind pose, unskinned (the static path).
     pub unskinned_bind: wgpu::RenderPipeline,
-    /// Vertices the CPU skinned into world space (the CPU path).
+    /// Vertices the CPU skinned (the CPU path), placed by their instance record.
     pub unskinned_world: wgpu::RenderPipeline,
 }
 
