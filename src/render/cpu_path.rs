@@ -6,9 +6,9 @@
 use rayon::prelude::*;
 
 use super::cpu_skin::{SkinnedVertex, skin_into};
-use super::crowd::{CrowdFrame, FrameStats};
 use super::device::Gpu;
 use super::error::RenderError;
+use super::frame::{CrowdFrame, FrameStats};
 use super::meshes::Meshes;
 use super::upload::ensure_buffer;
 use crate::crowd::FramePose;

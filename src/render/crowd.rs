@@ -2,10 +2,8 @@
 //! upload what changed, encode the crowd pass (the ground, then one instanced draw per mesh
 //! part and LOD level, or per agent and part on the CPU path) into the caller's encoder,
 //! submit and time it; plus drawing a test scene in one call. The pieces live beside it:
-//! `pipelines` (shaders and pipelines), `upload` (texels and instance records), `meshes`,
-//! `cpu_path`, `live`, `ground` and `timer`.
-
-use std::ops::Range;
+//! `frame` (a frame's input and statistics), `pipelines` (shaders and pipelines), `upload`
+//! (texels and instance records), `meshes`, `cpu_path`, `live`, `ground` and `timer`.
 
 use glam::Mat4;
 
@@ -25,6 +23,7 @@ use super::upload::{BakeTexels, texel_group, write_records};
 use crate::crowd::{DrawRange, InstanceRecord};
 use crate::format::ThrongFile;
 
+pub use super::frame::{CrowdFrame, FrameStats};
 pub use super::pipelines::{CROWD_WGSL, GROUND_WGSL, SKINNING_WGSL};
 
 /// The sky: the colour frames are cleared to.
@@ -34,29 +33,6 @@ const SKY: wgpu::Color = wgpu::Color {
     b: 0.80,
     a: 1.0,
 };
-
-/// What one frame drew.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct FrameStats {
-    /// Instances drawn.
-    pub instances: usize,
-    /// Draw calls issued for characters.
-    pub draws: usize,
-    /// Vertices skinned on the CPU (fallback path).
-    pub cpu_skinned_vertices: usize,
-    /// CPU time skinning, seconds.
-    pub cpu_skin_seconds: f64,
-    /// Instance records written to the GPU.
-    pub records_written: usize,
-    /// Bytes written to GPU buffers (instance records and CPU-skinned vertices).
-    pub uploaded_bytes: usize,
-    /// CPU time writing instance records and skinned vertices to GPU buffers, seconds.
-    pub upload_seconds: f64,
-    /// Wall time from submitting the frame until the device finished it, seconds.
-    pub submit_seconds: f64,
-    /// GPU time of the crowd pass from timestamp queries, seconds, where the device has them.
-    pub gpu_seconds: Option<f64>,
-}
 
 /// A bake on the GPU with the pipelines that draw it.
 pub struct CrowdRenderer {
@@ -90,19 +66,6 @@ pub struct RendererOptions {
     pub format: wgpu::TextureFormat,
     /// Props on joints.
     pub attachments: Vec<Attachment>,
-}
-
-/// What a frame shows, in the crowd's slot order (see `crowd::schedule`).
-#[derive(Clone, Copy)]
-pub struct CrowdFrame<'a> {
-    /// Every agent's instance record, by slot.
-    pub records: &'a [InstanceRecord],
-    /// Slots whose records changed since they were last uploaded.
-    pub dirty: &'a [Range<u32>],
-    /// The visible slots: one range per character and LOD level.
-    pub draws: &'a [DrawRange],
-    /// The agent in each slot.
-    pub slot_agent: &'a [u32],
 }
 
 /// A test scene to draw with [`CrowdRenderer::draw`]: its agents, the camera and the LOD

@@ -3,7 +3,8 @@
 //! - `device`: backend and adapter choice, limits, the texel layout for a device;
 //! - `path`: the skinning paths (GPU, CPU, live, static) and the one rule choosing between
 //!   them, with its reason;
-//! - `crowd`: the crowd renderer and its frame entry points (upload, encode, submit), built
+//! - `crowd`: the crowd renderer and its frame entry points (upload, encode, submit) for a
+//!   `frame` (what it shows, what it drew), built
 //!   from `pipelines` (shaders, layouts, pipelines, the camera and light), `upload` (texels
 //!   and instance records), `meshes` (mesh parts and materials per character and LOD),
 //!   `cpu_path` (the CPU-skinning fallback's cache and draws), `live` (matrices the CPU
@@ -20,6 +21,7 @@ pub mod cpu_skin;
 pub mod crowd;
 pub mod device;
 mod error;
+mod frame;
 mod ground;
 pub mod image_diff;
 mod live;
