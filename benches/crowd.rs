@@ -103,7 +103,7 @@ fn upload(
         slot_agent: crowd.slot_agent(),
     };
     let stats = r
-        .upload(g, file, &frame, view.view_proj, SkinningPath::Gpu, false)
+        .upload(g, file, &frame, view.view_proj, SkinningPath::Gpu)
         .expect("upload");
     g.queue.submit([]);
     g.device

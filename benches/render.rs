@@ -20,7 +20,7 @@ use throng::bake::{BakeOptions, Recipe, bake};
 use throng::crowd::scene::{self, frame_pose};
 use throng::format::ThrongFile;
 use throng::render::cpu_skin::skin_instances;
-use throng::render::{BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target};
+use throng::render::{BackendChoice, CrowdRenderer, Gpu, SceneDraw, SkinningPath, Target};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -74,20 +74,16 @@ fn main() {
         let agents = scene::agents(&file, count, 11, 0.0);
         let view_proj = scene::camera(count, w as f32 / h as f32);
         let frames = if count > 5_000 { 5 } else { 9 };
-        let mut time = |static_pose: bool| {
+        let shot = SceneDraw {
+            agents: &agents,
+            view_proj,
+            lod,
+        };
+        let mut time = |path: SkinningPath| {
             let mut t = Vec::new();
             for k in 0..=frames {
                 let s = renderer
-                    .draw(
-                        &gpu,
-                        &file,
-                        &target,
-                        &agents,
-                        view_proj,
-                        SkinningPath::Gpu,
-                        static_pose,
-                        lod,
-                    )
+                    .draw(&gpu, &file, &target, &shot, path)
                     .expect("draw");
                 if k > 0 {
                     t.push(s.submit_seconds * 1e3);
@@ -96,8 +92,8 @@ fn main() {
             median(t)
         };
         // Interleaved, static first, so neither gets a warmer cache.
-        let stat = time(true);
-        let skinned = time(false);
+        let stat = time(SkinningPath::Static);
+        let skinned = time(SkinningPath::Gpu);
         println!(
             "{lod:>4}  {count:>9}  {skinned:>14.1}  {stat:>14.1}  {:>6.2}x",
             skinned / stat

@@ -16,7 +16,7 @@ use throng::format::ThrongFile;
 use throng::render::cpu_skin::skin_vertex;
 use throng::render::image_diff::compare;
 use throng::render::parity::gpu_skin;
-use throng::render::{BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target};
+use throng::render::{BackendChoice, CrowdRenderer, Gpu, SceneDraw, SkinningPath, Target};
 
 /// The default mannequin bake, baked once per test process into a temp folder.
 fn mannequin_bake() -> &'static Path {
@@ -115,9 +115,12 @@ fn render_scene_at(gpu: &Gpu, path: SkinningPath, time: f32) -> image::RgbaImage
     let target = Target::new(gpu, w, h, samples);
     let agents = scene::agents(&file, 36, 3, time);
     let view_proj = scene::camera(agents.len(), w as f32 / h as f32);
-    let stats = renderer
-        .draw(gpu, &file, &target, &agents, view_proj, path, false, 0)
-        .unwrap();
+    let scene = SceneDraw {
+        agents: &agents,
+        view_proj,
+        lod: 0,
+    };
+    let stats = renderer.draw(gpu, &file, &target, &scene, path).unwrap();
     assert_eq!(stats.instances, 36);
     target.read(gpu).unwrap()
 }

@@ -13,8 +13,8 @@ use super::camera::OrbitCamera;
 use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, View};
 use crate::format::ThrongFile;
 use crate::render::{
-    Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu,
-    RendererOptions, SkinningPath, gpu_path_unavailable,
+    Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu, PathLimits,
+    PathReason, PathRequest, RendererOptions, SkinningPath, choose_path,
 };
 
 /// Which skinning path the user asked for.
@@ -323,18 +323,28 @@ impl Graphics {
     /// Picks the skinning path from the settings and what the device and the CPU path can
     /// do, with the reason.
     pub fn choose_path(&mut self, scene: &Scene) {
-        let gpu_no = gpu_path_unavailable(&self.gpu, &scene.file);
-        let cpu_no = self.renderer.cpu_path_unavailable(scene.settings.count);
-        (self.path, self.path_reason) = match (scene.settings.skinning, gpu_no, cpu_no) {
-            (SkinningChoice::Cpu, _, None) => (SkinningPath::Cpu, "chosen".into()),
-            (SkinningChoice::Cpu, None, Some(why)) => {
-                (SkinningPath::Gpu, format!("CPU path: {why}"))
-            }
-            (SkinningChoice::Gpu | SkinningChoice::Auto, None, _) => (
-                SkinningPath::Gpu,
-                "the vertex shader fetches bone texels".into(),
-            ),
-            (_, Some(why), _) => (SkinningPath::Cpu, format!("GPU path unavailable: {why}")),
+        let limits = PathLimits {
+            cpu: self.renderer.cpu_path_unavailable(scene.settings.count),
+            ..PathLimits::of(&self.gpu, &scene.file)
+        };
+        // Asking for the GPU path is asking for the default: both fall back to the CPU path.
+        let request = match scene.settings.skinning {
+            SkinningChoice::Auto | SkinningChoice::Gpu => PathRequest::Auto,
+            SkinningChoice::Cpu => PathRequest::Prefer(SkinningPath::Cpu),
+        };
+        // A preference never fails: the CPU path is the last resort.
+        let Ok(choice) = choose_path(&limits, request) else {
+            return;
+        };
+        self.path = choice.path;
+        self.path_reason = match choice.reason {
+            PathReason::Asked => "chosen".into(),
+            PathReason::Default => "the vertex shader fetches bone texels".into(),
+            PathReason::Fallback {
+                instead: SkinningPath::Cpu,
+                why,
+            } => format!("CPU path: {why}"),
+            PathReason::Fallback { why, .. } => format!("GPU path unavailable: {why}"),
         };
     }
 
@@ -354,10 +364,8 @@ impl Graphics {
         let frame = scene.frame();
         let mut stats =
             self.renderer
-                .upload(&self.gpu, &scene.file, &frame, view_proj, self.path, false)?;
-        stats.draws = self
-            .renderer
-            .encode(encoder, views, &frame, self.path, false);
+                .upload(&self.gpu, &scene.file, &frame, view_proj, self.path)?;
+        stats.draws = self.renderer.encode(encoder, views, &frame, self.path);
         scene.crowd.clear_dirty();
         Ok(stats)
     }

@@ -15,12 +15,14 @@ use crate::bake::recipe::Source;
 use crate::bake::{Recipe, lerp, rows};
 use crate::character::{Character, Poser};
 use crate::crowd::{Agent, InstanceRecord};
-use crate::format::ThrongFile;
 use crate::format::records::{anim_flags, anim_kind};
+use crate::format::{TEXELS_PER_MATRIX, ThrongFile};
 
-/// Most joints per character the live baseline evaluates (its per-agent scratch lives on the
-/// stack).
-pub const MAX_JOINTS: usize = 256;
+/// Most joints per character the live baseline evaluates: its two per-agent scratch poses
+/// live on the stack (2 x 256 matrices, 32 KiB per rayon task), so that evaluating a frame
+/// allocates nothing. Far below [`crate::format::MAX_JOINTS`]; a character with more joints
+/// is refused by [`Live::new`], naming this limit.
+pub const LIVE_STACK_JOINTS: usize = 256;
 
 /// What one baked animation is, live.
 #[derive(Clone, Debug)]
@@ -127,9 +129,9 @@ impl Live {
             .map(|c| c.joint_count as usize)
             .max()
             .unwrap_or(0);
-        if stride > MAX_JOINTS {
+        if stride > LIVE_STACK_JOINTS {
             return Err(fail(format!(
-                "a character has {stride} joints; the live baseline evaluates up to {MAX_JOINTS}"
+                "a character has {stride} joints; the live baseline evaluates up to {LIVE_STACK_JOINTS}"
             )));
         }
         let threads = rayon::current_num_threads() + 1;
@@ -183,9 +185,10 @@ impl Live {
         rows_out: &mut Vec<[f32; 4]>,
     ) {
         let stride = self.stride;
-        rows_out.resize(visible.len() * stride * 3, [0.0; 4]);
+        let texels = TEXELS_PER_MATRIX as usize;
+        rows_out.resize(visible.len() * stride * texels, [0.0; 4]);
         rows_out
-            .par_chunks_mut(stride * 3)
+            .par_chunks_mut(stride * texels)
             .zip(visible.par_iter())
             .for_each(|(dst, &slot)| {
                 let Some(agent) = agents.get(slot as usize) else {
@@ -198,9 +201,9 @@ impl Live {
                 let Ok(mut posers) = cell.lock() else {
                     return;
                 };
-                let mut a = [Mat4::IDENTITY; MAX_JOINTS];
-                let mut b = [Mat4::IDENTITY; MAX_JOINTS];
-                let n = stride.min(MAX_JOINTS);
+                let mut a = [Mat4::IDENTITY; LIVE_STACK_JOINTS];
+                let mut b = [Mat4::IDENTITY; LIVE_STACK_JOINTS];
+                let n = stride.min(LIVE_STACK_JOINTS);
                 self.pose(&mut posers, agent.anim_a, agent.time_a, &mut a[..n]);
                 if agent.fade > 0.0 {
                     self.pose(&mut posers, agent.anim_b, agent.time_b, &mut b[..n]);
@@ -209,7 +212,7 @@ impl Live {
                     }
                 }
                 for (j, m) in a[..n].iter().enumerate() {
-                    dst[j * 3..j * 3 + 3].copy_from_slice(&rows(m));
+                    dst[j * texels..(j + 1) * texels].copy_from_slice(&rows(m));
                 }
             });
         for (k, &slot) in visible.iter().enumerate() {

@@ -12,14 +12,18 @@ use super::live::Live;
 use super::quality::delta_e;
 use super::results::{Adapter, Case, CaseResult, Report, Settings, Stat};
 use crate::bake::Recipe;
-use crate::crowd::{Crowd, CrowdSettings, InstanceRecord, LodPresets, View};
+use crate::crowd::{
+    Crowd, CrowdSettings, InstanceRecord, LodPolicy, LodPresets, UpdateStats, View,
+};
 use crate::format::ThrongFile;
 use crate::render::{
-    BackendChoice, CrowdFrame, CrowdRenderer, Gpu, SkinningPath, Target, gpu_path_unavailable,
+    BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, Gpu, PathLimits, PathRequest,
+    SkinningPath, Target, choose_path,
 };
 
-/// The skinning paths a benchmark can measure.
-pub const PATHS: [&str; 4] = ["gpu", "cpu", "live", "static"];
+/// The skinning paths a benchmark can measure, in the order `--skinning` lists them by
+/// default.
+pub const PATHS: [SkinningPath; 4] = SkinningPath::ALL;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -34,8 +38,8 @@ pub struct BenchOptions {
     pub instances: Vec<usize>,
     /// LOD presets to run (`off` first when present: the others are compared with it).
     pub lods: Vec<String>,
-    /// Skinning paths, from [`PATHS`].
-    pub skinning: Vec<String>,
+    /// Skinning paths.
+    pub skinning: Vec<SkinningPath>,
     /// Backends.
     pub backends: Vec<BackendChoice>,
     /// Measured frames per case.
@@ -77,29 +81,46 @@ pub fn camera(half: f32, k: usize, aspect: f32) -> View {
     }
 }
 
-/// The cases of `options` in run order: per backend, per count, per path, per preset.
-pub fn cases(options: &BenchOptions) -> Vec<Case> {
+/// A case with its backend and path as types (the report's [`Case`] names them).
+struct Planned {
+    backend: BackendChoice,
+    path: SkinningPath,
+    case: Case,
+}
+
+/// The cases of `options` in run order: per backend, per count, per path, per preset (`off`
+/// first: the others are compared with it).
+fn plan(options: &BenchOptions) -> Vec<Planned> {
     let mut lods = options.lods.clone();
     if let Some(i) = lods.iter().position(|l| l == "off") {
         let off = lods.remove(i);
         lods.insert(0, off);
     }
     let mut out = Vec::new();
-    for b in &options.backends {
+    for &backend in &options.backends {
         for &n in &options.instances {
-            for s in &options.skinning {
+            for &path in &options.skinning {
                 for l in &lods {
-                    out.push(Case {
-                        backend: b.name().to_string(),
-                        skinning: s.clone(),
-                        lod: l.clone(),
-                        instances: n,
+                    out.push(Planned {
+                        backend,
+                        path,
+                        case: Case {
+                            backend: backend.name().to_string(),
+                            skinning: path.name().to_string(),
+                            lod: l.clone(),
+                            instances: n,
+                        },
                     });
                 }
             }
         }
     }
     out
+}
+
+/// The cases of `options` in run order: per backend, per count, per path, per preset.
+pub fn cases(options: &BenchOptions) -> Vec<Case> {
+    plan(options).into_iter().map(|p| p.case).collect()
 }
 
 /// Per-frame measurements of one case.
@@ -116,6 +137,95 @@ struct Samples {
     drawn: Vec<f64>,
     stepped: Vec<f64>,
     timestamps: bool,
+}
+
+/// What one frame measured, seconds.
+struct FrameTimes {
+    update: UpdateStats,
+    stats: FrameStats,
+    /// Evaluating the live path's matrices.
+    live: f64,
+    /// Writing the live path's matrices.
+    live_upload: f64,
+    /// The whole frame.
+    wall: f64,
+}
+
+impl Samples {
+    /// Adds a measured frame, in milliseconds.
+    fn push(&mut self, f: &FrameTimes) {
+        let upload = f.stats.upload_seconds + f.live_upload;
+        let cpu = f.update.simulate_seconds
+            + f.update.lod_seconds
+            + upload
+            + f.stats.cpu_skin_seconds
+            + f.live;
+        self.simulate.push(f.update.simulate_seconds * 1e3);
+        self.lod.push(f.update.lod_seconds * 1e3);
+        self.upload.push(upload * 1e3);
+        self.skin.push(f.stats.cpu_skin_seconds * 1e3);
+        self.live.push(f.live * 1e3);
+        self.cpu.push(cpu * 1e3);
+        self.timestamps = f.stats.gpu_seconds.is_some();
+        self.gpu
+            .push(f.stats.gpu_seconds.unwrap_or(f.stats.submit_seconds) * 1e3);
+        self.frame.push(f.wall * 1e3);
+        self.drawn.push(f.update.visible as f64);
+        self.stepped.push(f.update.due as f64);
+    }
+
+    /// The case's result from its frames.
+    fn result(mut self, case: &Case, quality: Option<super::results::Quality>) -> CaseResult {
+        CaseResult {
+            case: case.clone(),
+            frames: self.frame.len(),
+            drawn: Stat::of(&mut self.drawn).median,
+            stepped: Stat::of(&mut self.stepped).median,
+            simulate_ms: Stat::of(&mut self.simulate),
+            lod_ms: Stat::of(&mut self.lod),
+            upload_ms: Stat::of(&mut self.upload),
+            cpu_skin_ms: Stat::of(&mut self.skin),
+            live_ms: Stat::of(&mut self.live),
+            cpu_ms: Stat::of(&mut self.cpu),
+            gpu_ms: Stat::of(&mut self.gpu),
+            gpu_timing: if self.timestamps {
+                "timestamps"
+            } else {
+                "wall"
+            }
+            .into(),
+            frame_ms: Stat::of(&mut self.frame),
+            quality,
+            skipped: None,
+        }
+    }
+}
+
+/// A device opened for one backend, with what its cases share.
+struct Device {
+    gpu: Gpu,
+    target: Target,
+    renderer: CrowdRenderer,
+    /// Why each path cannot run on it (the CPU path's limit is per case).
+    limits: PathLimits,
+    /// The live path's per-frame scratch: matrices, records and visible slots.
+    live_rows: Vec<[f32; 4]>,
+    live_records: Vec<InstanceRecord>,
+    visible: Vec<u32>,
+}
+
+/// The state of a run across backends and cases.
+struct Runner<'a> {
+    options: &'a BenchOptions,
+    file: &'a ThrongFile,
+    /// The live baseline, where a live case is asked for (or why it cannot run).
+    live: Option<Result<Live, BenchError>>,
+    /// Pictures of the `off` preset per (backend, path, count), to compare the others with.
+    off_pictures: Vec<(String, String, usize, image::RgbaImage)>,
+    /// Cases done so far.
+    index: usize,
+    progress: &'a mut dyn FnMut(usize, usize),
+    report: Report,
 }
 
 /// Runs every case, calling `progress(case index, frame)` as it goes.
@@ -136,38 +246,54 @@ pub fn run(
             )));
         }
     }
-    if let Some(s) = options
+    let live = options
         .skinning
-        .iter()
-        .find(|s| !PATHS.contains(&s.as_str()))
-    {
-        return Err(BenchError::Settings(format!(
-            "no skinning path '{s}' (there are: {})",
-            PATHS.join(", ")
-        )));
-    }
-    let live = if options.skinning.iter().any(|s| s == "live") {
-        Some(match &options.recipe {
-            Some(r) => Recipe::load(r)
-                .map_err(|e| BenchError::Live(e.to_string()))
-                .and_then(|recipe| Live::new(&file, &recipe)),
-            None => Err(BenchError::Live(format!(
-                "{}: no recipe to load its characters from (give --recipe)",
-                file.name()
-            ))),
-        })
-    } else {
-        None
+        .contains(&SkinningPath::Live)
+        .then(|| load_live(options, &file));
+    let mut runner = Runner {
+        options,
+        file: &file,
+        live,
+        off_pictures: Vec::new(),
+        index: 0,
+        progress,
+        report: new_report(options),
     };
-    let all = cases(options);
-    let mut report = Report {
+    let plan = plan(options);
+    for &backend in &options.backends {
+        let cases: Vec<&Planned> = plan.iter().filter(|p| p.backend == backend).collect();
+        runner.backend(backend, &cases)?;
+    }
+    Ok(runner.report)
+}
+
+/// The live baseline's characters, from the recipe `options` names.
+fn load_live(options: &BenchOptions, file: &ThrongFile) -> Result<Live, BenchError> {
+    match &options.recipe {
+        Some(r) => Recipe::load(r)
+            .map_err(|e| BenchError::Live(e.to_string()))
+            .and_then(|recipe| Live::new(file, &recipe)),
+        None => Err(BenchError::Live(format!(
+            "{}: no recipe to load its characters from (give --recipe)",
+            file.name()
+        ))),
+    }
+}
+
+/// An empty report of `options`, dated now, on this machine.
+fn new_report(options: &BenchOptions) -> Report {
+    Report {
         date: super::machine::now_rfc3339(),
         command: options.command.clone(),
         settings: Settings {
             bake: options.bake.display().to_string(),
             instances: options.instances.clone(),
             lods: options.lods.clone(),
-            skinning: options.skinning.clone(),
+            skinning: options
+                .skinning
+                .iter()
+                .map(|p| p.name().to_string())
+                .collect(),
             backends: options
                 .backends
                 .iter()
@@ -181,198 +307,226 @@ pub fn run(
         },
         machine: super::machine::describe(),
         results: Vec::new(),
-    };
-    let (w, h) = options.size;
-    let aspect = w as f32 / h as f32;
-    // Pictures of the `off` preset per (backend, path, count), to compare the others with.
-    let mut off_pictures: Vec<(String, String, usize, image::RgbaImage)> = Vec::new();
-    let mut index = 0;
-    for &backend in &options.backends {
-        let backend_cases: Vec<&Case> =
-            all.iter().filter(|c| c.backend == backend.name()).collect();
+    }
+}
+
+impl Runner<'_> {
+    /// Counts a case done.
+    fn done(&mut self, frame: usize) {
+        (self.progress)(self.index, frame);
+    }
+
+    /// Runs the `cases` of `backend` (all skipped if it does not open).
+    fn backend(&mut self, backend: BackendChoice, cases: &[&Planned]) -> Result<(), BenchError> {
         let gpu = match Gpu::new(backend) {
             Ok(g) => g,
             Err(e) => {
-                for c in backend_cases {
-                    report.results.push(skipped(c, e.to_string()));
-                    index += 1;
-                    progress(index, 0);
+                for c in cases {
+                    self.report.results.push(skipped(&c.case, e.to_string()));
+                    self.index += 1;
+                    self.done(0);
                 }
-                continue;
+                return Ok(());
             }
         };
-        report.machine.adapters.push(Adapter {
+        self.report.machine.adapters.push(Adapter {
             backend: backend.name().to_string(),
             name: gpu.info.name.clone(),
             driver: gpu.info.driver.clone(),
             driver_info: gpu.info.driver_info.clone(),
         });
         let samples = Target::best_samples(&gpu);
-        let target = Target::new(&gpu, w, h, samples);
-        let mut renderer = CrowdRenderer::new(&gpu, &file, samples)?;
-        let mut live_rows = Vec::new();
-        let mut live_records: Vec<InstanceRecord> = Vec::new();
-        let mut visible: Vec<u32> = Vec::new();
-        for case in backend_cases {
-            index += 1;
-            let why_not = match case.skinning.as_str() {
-                "gpu" | "live" => gpu_path_unavailable(&gpu, &file),
-                "cpu" => renderer.cpu_path_unavailable(case.instances),
-                _ => None,
-            }
-            .or_else(|| match (&case.skinning[..], &live) {
-                ("live", Some(Err(e))) => Some(e.to_string()),
-                _ => None,
-            });
-            if let Some(why) = why_not {
-                report.results.push(skipped(case, why));
-                progress(index, 0);
+        let (w, h) = self.options.size;
+        let mut device = Device {
+            target: Target::new(&gpu, w, h, samples),
+            renderer: CrowdRenderer::new(&gpu, self.file, samples)?,
+            limits: PathLimits {
+                live: match &self.live {
+                    Some(Err(e)) => Some(e.to_string()),
+                    _ => None,
+                },
+                ..PathLimits::of(&gpu, self.file)
+            },
+            gpu,
+            live_rows: Vec::new(),
+            live_records: Vec::new(),
+            visible: Vec::new(),
+        };
+        for c in cases {
+            self.index += 1;
+            let limits = PathLimits {
+                cpu: device.renderer.cpu_path_unavailable(c.case.instances),
+                ..device.limits.clone()
+            };
+            if let Err(e) = choose_path(&limits, PathRequest::Only(c.path)) {
+                self.report.results.push(skipped(&c.case, e.why));
+                self.done(0);
                 continue;
             }
-            let Some(policy) = options.presets.get(&case.lod).cloned() else {
-                continue; // checked above
+            let Some(policy) = self.options.presets.get(&c.case.lod).cloned() else {
+                continue; // checked in `run`
             };
-            let settings = CrowdSettings {
-                count: case.instances,
-                seed: options.seed,
-                ..CrowdSettings::default()
-            };
-            let mut crowd = Crowd::new(&file, &settings, policy)?;
-            let half = crowd.plaza_half_size();
-            let (path, static_pose) = match case.skinning.as_str() {
-                "cpu" => (SkinningPath::Cpu, false),
-                "live" => (SkinningPath::Live, false),
-                "static" => (SkinningPath::Gpu, true),
-                _ => (SkinningPath::Gpu, false),
-            };
-            let mut s = Samples::default();
-            for k in 0..options.warmup + options.frames {
-                let view = camera(half, k, aspect);
-                let start = Instant::now();
-                let update = crowd.update(&file, DT, &view)?;
-                let mut live_seconds = 0.0;
-                let mut live_upload = 0.0;
-                let mut stats = if let (SkinningPath::Live, Some(Ok(live))) = (path, &live) {
-                    // Every visible agent, evaluated now; all records written.
-                    let t = Instant::now();
-                    visible.clear();
-                    for d in crowd.draws() {
-                        visible.extend(d.slots.clone());
-                    }
-                    live_records.clear();
-                    live_records.extend_from_slice(crowd.records());
-                    live.evaluate(crowd.agents(), &visible, &mut live_records, &mut live_rows);
-                    live_seconds = t.elapsed().as_secs_f64();
-                    live_upload = renderer.upload_live(&gpu, &live_rows)?;
-                    let all_slots = 0..live_records.len() as u32;
-                    let frame = CrowdFrame {
-                        records: &live_records,
-                        dirty: std::slice::from_ref(&all_slots),
-                        draws: crowd.draws(),
-                        slot_agent: crowd.slot_agent(),
-                    };
-                    renderer.upload(&gpu, &file, &frame, view.view_proj, path, false)?
-                } else {
-                    let frame = CrowdFrame {
-                        records: crowd.records(),
-                        dirty: crowd.dirty(),
-                        draws: crowd.draws(),
-                        slot_agent: crowd.slot_agent(),
-                    };
-                    renderer.upload(&gpu, &file, &frame, view.view_proj, path, static_pose)?
-                };
-                let frame = CrowdFrame {
-                    records: if path == SkinningPath::Live {
-                        &live_records
-                    } else {
-                        crowd.records()
-                    },
-                    dirty: &[],
-                    draws: crowd.draws(),
-                    slot_agent: crowd.slot_agent(),
-                };
-                let mut encoder =
-                    gpu.device
-                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                            label: Some("bench frame"),
-                        });
-                stats.draws =
-                    renderer.encode(&mut encoder, &target.views(), &frame, path, static_pose);
-                renderer.submit(&gpu, encoder, &mut stats)?;
-                crowd.clear_dirty();
-                let wall = start.elapsed().as_secs_f64();
-                progress(index, k + 1);
-                if k < options.warmup {
-                    continue;
-                }
-                let upload = stats.upload_seconds + live_upload;
-                let cpu = update.simulate_seconds
-                    + update.lod_seconds
-                    + upload
-                    + stats.cpu_skin_seconds
-                    + live_seconds;
-                s.simulate.push(update.simulate_seconds * 1e3);
-                s.lod.push(update.lod_seconds * 1e3);
-                s.upload.push(upload * 1e3);
-                s.skin.push(stats.cpu_skin_seconds * 1e3);
-                s.live.push(live_seconds * 1e3);
-                s.cpu.push(cpu * 1e3);
-                s.timestamps = stats.gpu_seconds.is_some();
-                s.gpu
-                    .push(stats.gpu_seconds.unwrap_or(stats.submit_seconds) * 1e3);
-                s.frame.push(wall * 1e3);
-                s.drawn.push(update.visible as f64);
-                s.stepped.push(update.due as f64);
-            }
-            let picture = target.read(&gpu)?;
-            if let Some(dir) = &options.pictures {
-                let path = dir.join(format!(
-                    "{}-{}-{}-{}.png",
-                    case.backend, case.skinning, case.lod, case.instances
-                ));
-                std::fs::create_dir_all(dir)
-                    .and_then(|()| {
-                        picture
-                            .save(&path)
-                            .map_err(|e| std::io::Error::other(e.to_string()))
-                    })
-                    .map_err(|e| BenchError::Settings(format!("{}: {e}", path.display())))?;
-            }
-            let quality = off_pictures
-                .iter()
-                .find(|(b, p, n, _)| {
-                    *b == case.backend && *p == case.skinning && *n == case.instances
-                })
-                .filter(|_| case.lod != "off")
-                .map(|(.., off)| delta_e(off, &picture));
-            if case.lod == "off" {
-                off_pictures.push((
-                    case.backend.clone(),
-                    case.skinning.clone(),
-                    case.instances,
-                    picture,
-                ));
-            }
-            report.results.push(CaseResult {
-                case: case.clone(),
-                frames: s.frame.len(),
-                drawn: Stat::of(&mut s.drawn).median,
-                stepped: Stat::of(&mut s.stepped).median,
-                simulate_ms: Stat::of(&mut s.simulate),
-                lod_ms: Stat::of(&mut s.lod),
-                upload_ms: Stat::of(&mut s.upload),
-                cpu_skin_ms: Stat::of(&mut s.skin),
-                live_ms: Stat::of(&mut s.live),
-                cpu_ms: Stat::of(&mut s.cpu),
-                gpu_ms: Stat::of(&mut s.gpu),
-                gpu_timing: if s.timestamps { "timestamps" } else { "wall" }.into(),
-                frame_ms: Stat::of(&mut s.frame),
-                quality,
-                skipped: None,
-            });
+            let result = self.case(&mut device, c, policy)?;
+            self.report.results.push(result);
         }
+        Ok(())
     }
-    Ok(report)
+
+    /// Runs one case: warm-up and measured frames, then its last picture saved and compared
+    /// with the `off` preset's.
+    fn case(
+        &mut self,
+        device: &mut Device,
+        planned: &Planned,
+        policy: LodPolicy,
+    ) -> Result<CaseResult, BenchError> {
+        let case = &planned.case;
+        let options = self.options;
+        let settings = CrowdSettings {
+            count: case.instances,
+            seed: options.seed,
+            ..CrowdSettings::default()
+        };
+        let mut crowd = Crowd::new(self.file, &settings, policy)?;
+        let half = crowd.plaza_half_size();
+        let (w, h) = options.size;
+        let aspect = w as f32 / h as f32;
+        let mut s = Samples::default();
+        for k in 0..options.warmup + options.frames {
+            let view = camera(half, k, aspect);
+            let times = self.frame(device, &mut crowd, planned.path, &view)?;
+            self.done(k + 1);
+            if k >= options.warmup {
+                s.push(&times);
+            }
+        }
+        let picture = device.target.read(&device.gpu)?;
+        if let Some(dir) = &options.pictures {
+            save_picture(dir, case, &picture)?;
+        }
+        let quality = self
+            .off_pictures
+            .iter()
+            .find(|(b, p, n, _)| *b == case.backend && *p == case.skinning && *n == case.instances)
+            .filter(|_| case.lod != "off")
+            .map(|(.., off)| delta_e(off, &picture));
+        if case.lod == "off" {
+            self.off_pictures.push((
+                case.backend.clone(),
+                case.skinning.clone(),
+                case.instances,
+                picture,
+            ));
+        }
+        Ok(s.result(case, quality))
+    }
+
+    /// One frame of a case: the crowd advanced, its changes (or, live, every visible agent's
+    /// matrices) uploaded, the pass drawn and waited for.
+    fn frame(
+        &self,
+        device: &mut Device,
+        crowd: &mut Crowd,
+        path: SkinningPath,
+        view: &View,
+    ) -> Result<FrameTimes, BenchError> {
+        let file = self.file;
+        let start = Instant::now();
+        let update = crowd.update(file, DT, view)?;
+        let (mut live, mut live_upload) = (0.0, 0.0);
+        let live_baseline = match (&self.live, path) {
+            (Some(Ok(l)), SkinningPath::Live) => Some(l),
+            _ => None,
+        };
+        let mut stats = if let Some(baseline) = live_baseline {
+            // Every visible agent, evaluated now; all records written.
+            let t = Instant::now();
+            device.visible.clear();
+            for d in crowd.draws() {
+                device.visible.extend(d.slots.clone());
+            }
+            device.live_records.clear();
+            device.live_records.extend_from_slice(crowd.records());
+            baseline.evaluate(
+                crowd.agents(),
+                &device.visible,
+                &mut device.live_records,
+                &mut device.live_rows,
+            );
+            live = t.elapsed().as_secs_f64();
+            live_upload = device
+                .renderer
+                .upload_live(&device.gpu, &device.live_rows)?;
+            let all_slots = 0..device.live_records.len() as u32;
+            let frame = CrowdFrame {
+                records: &device.live_records,
+                dirty: std::slice::from_ref(&all_slots),
+                draws: crowd.draws(),
+                slot_agent: crowd.slot_agent(),
+            };
+            device
+                .renderer
+                .upload(&device.gpu, file, &frame, view.view_proj, path)?
+        } else {
+            let frame = CrowdFrame {
+                records: crowd.records(),
+                dirty: crowd.dirty(),
+                draws: crowd.draws(),
+                slot_agent: crowd.slot_agent(),
+            };
+            device
+                .renderer
+                .upload(&device.gpu, file, &frame, view.view_proj, path)?
+        };
+        let frame = CrowdFrame {
+            records: if path == SkinningPath::Live {
+                &device.live_records
+            } else {
+                crowd.records()
+            },
+            dirty: &[],
+            draws: crowd.draws(),
+            slot_agent: crowd.slot_agent(),
+        };
+        let mut encoder =
+            device
+                .gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("bench frame"),
+                });
+        stats.draws = device
+            .renderer
+            .encode(&mut encoder, &device.target.views(), &frame, path);
+        device.renderer.submit(&device.gpu, encoder, &mut stats)?;
+        crowd.clear_dirty();
+        Ok(FrameTimes {
+            update,
+            stats,
+            live,
+            live_upload,
+            wall: start.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// Saves a case's last frame as `dir/BACKEND-PATH-LOD-COUNT.png`.
+fn save_picture(
+    dir: &std::path::Path,
+    case: &Case,
+    picture: &image::RgbaImage,
+) -> Result<(), BenchError> {
+    let path = dir.join(format!(
+        "{}-{}-{}-{}.png",
+        case.backend, case.skinning, case.lod, case.instances
+    ));
+    std::fs::create_dir_all(dir)
+        .and_then(|()| {
+            picture
+                .save(&path)
+                .map_err(|e| std::io::Error::other(e.to_string()))
+        })
+        .map_err(|e| BenchError::Settings(format!("{}: {e}", path.display())))
 }
 
 fn skipped(case: &Case, why: String) -> CaseResult {

@@ -11,7 +11,7 @@ use crate::bench::report::{table, write_all};
 use crate::bench::run::{BenchOptions, PATHS, cases, run as run_bench};
 use crate::crowd::LodPresets;
 use crate::format::ThrongFile;
-use crate::render::BackendChoice;
+use crate::render::{BackendChoice, SkinningPath};
 
 /// Arguments of `throng bench`.
 #[derive(Debug, clap::Args)]
@@ -81,6 +81,14 @@ fn backend(name: &str) -> Result<BackendChoice> {
     })
 }
 
+/// A `--skinning` value; an unknown one is refused, naming the ones there are.
+fn skinning_path(name: &str) -> Result<SkinningPath> {
+    name.parse().map_err(|_| {
+        let names: Vec<&str> = PATHS.iter().map(|p| p.name()).collect();
+        anyhow::anyhow!("--skinning {name}: give some of {}", names.join(", "))
+    })
+}
+
 /// The recipe recorded in `bake`, if it names one that exists.
 fn recorded_recipe(bake: &Path) -> Option<PathBuf> {
     let file = ThrongFile::open(bake).ok()?;
@@ -95,9 +103,11 @@ pub(super) fn run(args: &Args) -> Result<()> {
     if args.instances.is_empty() || args.instances.contains(&0) {
         bail!("--instances: give positive counts, e.g. 1000,10000");
     }
-    if let Some(s) = args.skinning.iter().find(|s| !PATHS.contains(&s.as_str())) {
-        bail!("--skinning {s}: give some of {}", PATHS.join(", "));
-    }
+    let skinning = args
+        .skinning
+        .iter()
+        .map(|s| skinning_path(s))
+        .collect::<Result<Vec<_>>>()?;
     let backends = args
         .backend
         .iter()
@@ -124,7 +134,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         presets,
         instances: args.instances.clone(),
         lods: args.lod.clone(),
-        skinning: args.skinning.clone(),
+        skinning,
         backends,
         frames: args.frames,
         warmup: args.warmup,

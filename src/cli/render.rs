@@ -9,7 +9,8 @@ use crate::app::save_png;
 use crate::crowd::scene;
 use crate::format::ThrongFile;
 use crate::render::{
-    BackendChoice, CrowdRenderer, Gpu, SkinningPath, Target, gpu_path_unavailable,
+    BackendChoice, CrowdRenderer, Gpu, PathLimits, PathReason, PathRequest, SceneDraw,
+    SkinningPath, Target, choose_path as choose,
 };
 
 /// `--backend` values.
@@ -101,25 +102,36 @@ pub(super) fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 /// The skinning path for what was asked and why the GPU path cannot run (if it cannot), with
-/// the reason to report; an error when the GPU path was demanded but cannot run.
+/// the reason to report; an error when the GPU path was demanded but cannot run. The CPU
+/// path's own limit is the renderer's to report when it draws.
 fn choose_path(
     asked: SkinningArg,
     unavailable: Option<String>,
     file: &str,
     adapter: &str,
 ) -> Result<(SkinningPath, String)> {
-    Ok(match (asked, unavailable) {
-        (SkinningArg::Cpu, _) => (SkinningPath::Cpu, "asked for (--skinning cpu)".to_string()),
-        (SkinningArg::Gpu, Some(why)) => bail!(
-            "{file}: the GPU skinning path cannot run on {adapter}: {why}; use --skinning cpu"
+    let request = match asked {
+        SkinningArg::Gpu => PathRequest::Only(SkinningPath::Gpu),
+        SkinningArg::Cpu => PathRequest::Only(SkinningPath::Cpu),
+        SkinningArg::Auto => PathRequest::Auto,
+    };
+    let limits = PathLimits {
+        gpu: unavailable,
+        ..PathLimits::default()
+    };
+    let choice = match choose(&limits, request) {
+        Ok(c) => c,
+        Err(e) => bail!(
+            "{file}: the GPU skinning path cannot run on {adapter}: {}; use --skinning cpu",
+            e.why
         ),
-        (SkinningArg::Gpu, None) => (SkinningPath::Gpu, "asked for (--skinning gpu)".to_string()),
-        (SkinningArg::Auto, None) => (
-            SkinningPath::Gpu,
-            "the device fetches bone texels in the vertex shader".to_string(),
-        ),
-        (SkinningArg::Auto, Some(why)) => (SkinningPath::Cpu, format!("fallback: {why}")),
-    })
+    };
+    let why = match choice.reason {
+        PathReason::Asked => format!("asked for (--skinning {})", choice.path.name()),
+        PathReason::Default => "the device fetches bone texels in the vertex shader".to_string(),
+        PathReason::Fallback { why, .. } => format!("fallback: {why}"),
+    };
+    Ok((choice.path, why))
 }
 
 /// Opens the device and chooses the skinning path, saying why.
@@ -131,7 +143,7 @@ pub(super) fn open(
     let gpu = Gpu::new(backend)?;
     let (path, why) = choose_path(
         skinning,
-        gpu_path_unavailable(&gpu, file),
+        PathLimits::of(&gpu, file).gpu,
         file.name(),
         &gpu.info.name,
     )?;
@@ -191,9 +203,12 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let target = Target::new(&gpu, w, h, samples);
     let agents = scene::agents(&file, args.instances, args.seed, args.time);
     let view_proj = scene::camera(args.instances, w as f32 / h as f32);
-    let stats = renderer.draw(
-        &gpu, &file, &target, &agents, view_proj, path, false, args.lod,
-    )?;
+    let shot = SceneDraw {
+        agents: &agents,
+        view_proj,
+        lod: args.lod,
+    };
+    let stats = renderer.draw(&gpu, &file, &target, &shot, path)?;
     let image = target.read(&gpu)?;
     save_png(&image, &args.out)?;
     println!(

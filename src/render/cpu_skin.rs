@@ -8,8 +8,8 @@ use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 use crate::crowd::FramePose;
-use crate::format::Texels;
 use crate::format::records::VertexRecord;
+use crate::format::{TEXELS_PER_MATRIX, Texels};
 
 /// A skinned vertex in model space, as the fallback's vertex buffer holds it (32 bytes).
 #[repr(C)]
@@ -29,7 +29,7 @@ type Rows = [Vec4; 3];
 /// converted 12 values at a time (F16C where the CPU has it), as the GPU's sampler would.
 #[inline]
 fn rows_at(t: &Texels, base: u32, joint: u32) -> Rows {
-    let i = (base as usize + joint as usize) * 3;
+    let i = (base as usize + joint as usize) * TEXELS_PER_MATRIX as usize;
     match t {
         Texels::F32(v) => [
             Vec4::from_array(v[i]),

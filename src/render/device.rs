@@ -2,6 +2,7 @@
 //! texel layout for a bake chosen from the device's limits.
 
 use super::error::RenderError;
+use crate::format::TEXELS_PER_MATRIX;
 
 /// Which backend to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,12 +233,13 @@ impl TexelLayout {
     /// rows of small bakes few), as few layers as possible. `None` if they do not fit, or if
     /// matrix indices would pass 2^32 (the shader's 32-bit index).
     pub fn choose(count: u64, max_side: u32, max_layers: u32) -> Option<Self> {
-        if count >= 3 << 32 || max_side < 3 || max_layers == 0 {
+        let per = u64::from(TEXELS_PER_MATRIX);
+        if count >= per << 32 || max_side < TEXELS_PER_MATRIX || max_layers == 0 {
             return None;
         }
-        let matrices = count.div_ceil(3).max(1);
+        let matrices = count.div_ceil(per).max(1);
         // The widest 3 × 2^k within the limit, but no wider than needed.
-        let mut shift = (max_side.min(3072) / 3).ilog2();
+        let mut shift = (max_side.min(3072) / TEXELS_PER_MATRIX).ilog2();
         while shift > 0 && (1u64 << (shift - 1)) >= matrices {
             shift -= 1;
         }
@@ -249,7 +251,7 @@ impl TexelLayout {
             (1u32 << hshift, hshift, rows.div_ceil(1u64 << hshift))
         };
         (layers <= u64::from(max_layers)).then_some(Self {
-            width: 3 << shift,
+            width: TEXELS_PER_MATRIX << shift,
             height,
             layers: layers as u32,
             shift,
@@ -300,10 +302,11 @@ mod tests {
         for layout in [gl, big, tiny] {
             let [mask, shift, hmask, hshift] = layout.uniform();
             for m in [0u64, 1, 511, 512, 1023, 7_000, 6_000_000] {
-                if m * 3 >= layout.capacity() {
+                let per = u64::from(TEXELS_PER_MATRIX);
+                if m * per >= layout.capacity() {
                     continue;
                 }
-                let i = m * 3;
+                let i = m * per;
                 let w = u64::from(layout.width);
                 let h = u64::from(layout.height);
                 let (x, y, l) = (i % w, (i / w) % h, i / (w * h));
@@ -311,7 +314,7 @@ mod tests {
                 let row = m >> shift;
                 assert_eq!(
                     (
-                        u64::from((m & mask) * 3),
+                        u64::from((m & mask) * TEXELS_PER_MATRIX),
                         u64::from(row & hmask),
                         u64::from(row >> hshift)
                     ),

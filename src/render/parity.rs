@@ -8,9 +8,10 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use wgpu::util::DeviceExt as _;
 
-use super::crowd::{CrowdRenderer, SKINNING_WGSL};
+use super::crowd::CrowdRenderer;
 use super::device::Gpu;
 use super::error::RenderError;
+use super::pipelines::SKINNING_WGSL;
 use crate::crowd::FramePose;
 use crate::format::records::VertexRecord;
 
