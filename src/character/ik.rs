@@ -5,9 +5,9 @@
 use glam::{Mat4, Vec3};
 use toml::Spanned;
 
+use super::context::Ctx;
 use super::error::CharacterError;
 use super::file::{IkSpec, TargetSpec};
-use super::resolve::Ctx;
 use crate::anim::Transform;
 use crate::anim::graph::Weight;
 use crate::anim::ik::{AimJob, CcdJob, FabrikJob, IkError, IterLimits, MAX_CCD_CHAIN, TwoBoneJob};

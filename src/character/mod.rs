@@ -2,13 +2,15 @@
 //! motion, events), joint masks, parameters, blend trees, the state machine and IK chains —
 //! resolved against the model into the animation core's runtime types.
 //!
-//! This file holds the runtime [`Character`]; `resolve.rs` and `tree.rs` turn the TOML into it,
+//! This file holds the runtime [`Character`]; `resolve.rs` and `tree.rs` turn the TOML into it
+//! (both through the shared look-ups of `context.rs`),
 //! and `ik.rs` holds its IK chains, checked once at load and run after FK on every pose.
 //!
 //! Errors name the file, the line and the element, for instance
 //! `mannequin.toml:42: state 'jog' uses clip 'Jogg', which the model does not have; clips are:
 //! idle, walk, run, wave`. The format is described in docs/CHARACTER.md.
 
+mod context;
 mod error;
 mod file;
 mod ik;

@@ -6,9 +6,9 @@ use std::ops::Range;
 
 use toml::Spanned;
 
+use super::context::{Ctx, listing};
 use super::error::CharacterError;
 use super::file::{NodeSpec, ReferenceSpec};
-use super::resolve::{Ctx, listing};
 use crate::anim::graph::{Node, NodeId};
 use crate::anim::state_machine::ParamKind;
 use crate::anim::{Playback, Transform, sample};
