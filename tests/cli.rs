@@ -114,7 +114,12 @@ fn gen_mannequin_writes_the_committed_bytes() {
         std::fs::read(&out).unwrap(),
         std::fs::read(common::mannequin_path()).unwrap()
     );
-    assert!(!out.with_extension("glb.tmp").exists());
+    // Nothing but the file is left beside it (no temporary of the atomic writer).
+    let left: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, [std::ffi::OsString::from("m.glb")]);
 }
 
 fn asset(name: &str) -> String {

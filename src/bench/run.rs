@@ -521,12 +521,8 @@ fn save_picture(
         case.backend, case.skinning, case.lod, case.instances
     ));
     std::fs::create_dir_all(dir)
-        .and_then(|()| {
-            picture
-                .save(&path)
-                .map_err(|e| std::io::Error::other(e.to_string()))
-        })
-        .map_err(|e| BenchError::Settings(format!("{}: {e}", path.display())))
+        .map_err(|e| BenchError::Settings(format!("{}: {e}", dir.display())))?;
+    crate::app::save_png(picture, &path).map_err(|e| BenchError::Settings(e.to_string()))
 }
 
 fn skipped(case: &Case, why: String) -> CaseResult {

@@ -112,7 +112,7 @@ impl CrowdRenderer {
     ) -> Result<Self, RenderError> {
         let device = &gpu.device;
         let layouts = Layouts::new(device);
-        let texels = BakeTexels::new(gpu, file, &layouts.texel)?;
+        let texels = BakeTexels::new(gpu, file, &layouts.texel);
         let meshes = Meshes::new(gpu, file, options.attachments, &layouts.material)?;
         let targets = PassTargets {
             samples: options.samples,

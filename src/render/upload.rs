@@ -35,29 +35,9 @@ pub(super) struct BakeTexels {
 
 impl BakeTexels {
     /// Lays out the texels of `file` for `gpu` and uploads them where they fit (a bake too
-    /// large for the texture keeps a one-matrix texture, for the CPU path).
-    ///
-    /// # Errors
-    /// [`RenderError::Unsupported`] when an animation does not start at a whole matrix.
-    pub fn new(
-        gpu: &Gpu,
-        file: &ThrongFile,
-        bind_layout: &wgpu::BindGroupLayout,
-    ) -> Result<Self, RenderError> {
-        let misaligned = file
-            .anims()
-            .iter()
-            .enumerate()
-            .find(|(_, a)| a.first_texel % u64::from(TEXELS_PER_MATRIX) != 0);
-        if let Some((index, a)) = misaligned {
-            return Err(RenderError::Unsupported {
-                file: file.name().to_string(),
-                what: format!(
-                    "animation {index} starts at texel {}, not at a whole matrix (a multiple of {TEXELS_PER_MATRIX}); throng cannot draw it",
-                    a.first_texel
-                ),
-            });
-        }
+    /// large for the texture keeps a one-matrix texture, for the CPU path). Every animation
+    /// starts at a whole matrix: the reader refuses files where one does not.
+    pub fn new(gpu: &Gpu, file: &ThrongFile, bind_layout: &wgpu::BindGroupLayout) -> Self {
         let count = file.info().texel_count;
         let l = &gpu.limits;
         let layout = TexelLayout::choose(
@@ -82,12 +62,12 @@ impl BakeTexels {
         }
         let (view, layout_uniform, group) =
             texel_binding(&gpu.device, &texture, layout, bind_layout, "bone texels");
-        Ok(Self {
+        Self {
             layout,
             group,
             view,
             layout_uniform,
-        })
+        }
     }
 }
 
