@@ -392,6 +392,9 @@ function readBaked(bytes, name, container) {
       if (texelEnd > U64_MAX || texelEnd > texelCountBig) {
         fail(18, 'texel range', `${aw}: texels ${anim.firstTexelBig} + ${anim.frameCount} × ${jointCount} × 3 exceed texel_count ${texelCountBig}`);
       }
+      if (anim.firstTexelBig % 3n !== 0n) {
+        fail(18, 'whole matrix', `${aw}: starts at texel ${anim.firstTexelBig}, not at a whole matrix (a multiple of 3)`);
+      }
       if (anim.firstBounds + anim.frameCount > count.BNDS) {
         fail(19, 'bounds range', `${aw}: bounds ${anim.firstBounds} + ${anim.frameCount} exceed the ${count.BNDS} BNDS records`);
       }

@@ -5,7 +5,7 @@
 use glam::{Mat3, Mat4, Quat, Vec3};
 
 use super::{
-    IkError, IkResult, blend, check_joint, check_pose, clamp_weight, direction, inverse, origin,
+    IkError, IkResult, blend, check_inputs, check_joint, clamp_weight, direction, inverse, origin,
     parent_matrix, refresh_from, swing,
 };
 use crate::anim::skeleton::Skeleton;
@@ -74,10 +74,7 @@ impl AimJob {
         target: Vec3,
         weight: f32,
     ) -> Result<IkResult, IkError> {
-        check_pose(skeleton, self.joints, local, model)?;
-        if !target.is_finite() {
-            return Err(IkError::NonFiniteTarget { target });
-        }
+        check_inputs(skeleton, self.joints, local, model, target)?;
         let (joint, forward, up) = (self.joint, self.forward, self.up);
         let t = local[joint];
         let parent_inv =

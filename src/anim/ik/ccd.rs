@@ -4,7 +4,7 @@
 use glam::{Mat4, Quat, Vec3};
 
 use super::{
-    IkError, IkResult, IterLimits, check_pose, clamp_weight, inverse, origin, parent_matrix,
+    IkError, IkResult, IterLimits, check_inputs, clamp_weight, inverse, origin, parent_matrix,
     refresh_from, swing, validate_chain,
 };
 use crate::anim::skeleton::Skeleton;
@@ -74,10 +74,7 @@ impl CcdJob {
         target: Vec3,
         weight: f32,
     ) -> Result<IkResult, IkError> {
-        check_pose(skeleton, self.joints, local, model)?;
-        if !target.is_finite() {
-            return Err(IkError::NonFiniteTarget { target });
-        }
+        check_inputs(skeleton, self.joints, local, model, target)?;
         let (chain, limits) = (&self.chain[..], self.limits);
         let tolerance = limits.tolerance.max(0.0);
         let (first, last) = (chain[0], chain.len() - 1);

@@ -5,7 +5,7 @@
 use glam::{Mat4, Vec3};
 
 use super::{
-    IkError, IkResult, IterLimits, blend, check_pose, clamp_weight, direction, inverse, origin,
+    IkError, IkResult, IterLimits, blend, check_inputs, clamp_weight, direction, inverse, origin,
     parent_matrix, refresh_from, swing, validate_chain,
 };
 use crate::anim::skeleton::Skeleton;
@@ -72,16 +72,13 @@ impl FabrikJob {
         scratch: &mut [Vec3],
         weight: f32,
     ) -> Result<IkResult, IkError> {
-        check_pose(skeleton, self.joints, local, model)?;
+        check_inputs(skeleton, self.joints, local, model, target)?;
         let (chain, limits) = (&self.chain[..], self.limits);
         if scratch.len() < chain.len() {
             return Err(IkError::ScratchTooShort {
                 scratch: scratch.len(),
                 joints: chain.len(),
             });
-        }
-        if !target.is_finite() {
-            return Err(IkError::NonFiniteTarget { target });
         }
         let tolerance = limits.tolerance.max(0.0);
         let (first, last) = (chain[0], chain.len() - 1);

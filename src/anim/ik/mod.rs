@@ -132,13 +132,15 @@ pub enum IkError {
     Degenerate { what: &'static str },
 }
 
-/// Checks that `local` and `model` hold one entry per joint of `skeleton`, the skeleton the job
-/// was built for (`built` joints): then every index the job validated is in range.
-fn check_pose(
+/// Checks what every job's `run` is given: `local` and `model` hold one entry per joint of
+/// `skeleton`, the skeleton the job was built for (`built` joints), so every index the job
+/// validated is in range; and `target` is finite.
+fn check_inputs(
     skeleton: &Skeleton,
     built: usize,
     local: &[Transform],
     model: &[Mat4],
+    target: Vec3,
 ) -> Result<(), IkError> {
     let n = skeleton.len();
     if local.len() != n || model.len() != n {
@@ -150,6 +152,9 @@ fn check_pose(
     }
     if n != built {
         return Err(IkError::SkeletonChanged { built, joints: n });
+    }
+    if !target.is_finite() {
+        return Err(IkError::NonFiniteTarget { target });
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use glam::{Mat4, Quat, Vec3};
 
 use super::{
-    IkError, IkResult, MIN_LENGTH, blend, check_joint, check_pose, clamp_weight, direction,
+    IkError, IkResult, MIN_LENGTH, blend, check_inputs, check_joint, clamp_weight, direction,
     inverse, is_ancestor, origin, parent_matrix, refresh_from, swing,
 };
 use crate::anim::skeleton::Skeleton;
@@ -70,10 +70,7 @@ impl TwoBoneJob {
         pole: Vec3,
         weight: f32,
     ) -> Result<IkResult, IkError> {
-        check_pose(skeleton, self.joints, local, model)?;
-        if !target.is_finite() {
-            return Err(IkError::NonFiniteTarget { target });
-        }
+        check_inputs(skeleton, self.joints, local, model, target)?;
         if !pole.is_finite() {
             return Err(IkError::NonFinitePole { pole });
         }

@@ -286,6 +286,7 @@ const RULE_EDITS = [
   ['baked 17', (dv, sec) => dv.setFloat32(sec.ANIM.offset + 84, -0.5, true)], // precision_error
   ['baked 18', (dv, sec) => dv.setBigUint64(sec.ANIM.offset + 2 * 96 + 24, 49n, true)],
   ['baked 18', (dv, sec) => dv.setBigUint64(sec.ANIM.offset + 2 * 96 + 24, 0xfffffffffffffff0n, true)],
+  ['baked 18', (dv, sec) => dv.setBigUint64(sec.ANIM.offset + 24, 1n, true)], // not at a whole matrix
   ['baked 19', (dv, sec) => dv.setUint32(sec.ANIM.offset + 2 * 96 + 76, 9, true)],
   ['baked 20', (dv, sec) => dv.setUint32(sec.ANIM.offset + 2 * 96 + 60, 9, true)],
   ['baked 21', (dv, sec) => dv.setUint32(sec.ANIM.offset + 2 * 96 + 56, 2, true)], // past EVNT
