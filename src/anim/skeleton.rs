@@ -142,6 +142,22 @@ impl Skeleton {
         self.parents[joint].map(usize::from)
     }
 
+    /// True when `ancestor` is a strict ancestor of `joint`. Panics if `joint >= len()`.
+    pub fn is_ancestor(&self, ancestor: usize, joint: usize) -> bool {
+        let mut j = joint;
+        while let Some(p) = self.parent(j) {
+            if p == ancestor {
+                return true;
+            }
+            // Parents-first order: once below `ancestor`, the walk cannot meet it.
+            if p < ancestor {
+                return false;
+            }
+            j = p;
+        }
+        false
+    }
+
     /// Parent indices in joint order (`parent < joint`).
     #[inline]
     pub fn parents(&self) -> &[Option<u16>] {

@@ -23,4 +23,4 @@ pub mod run;
 pub use error::BenchError;
 pub use report::{plot_frame_time, plot_lod_quality, table, write_all, write_csv, write_json};
 pub use results::{Adapter, Case, CaseResult, Machine, Quality, Report, Settings, Stat};
-pub use run::{BenchOptions, PATHS, cases, run};
+pub use run::{BenchOptions, cases, run};

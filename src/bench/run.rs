@@ -21,10 +21,6 @@ use crate::render::{
     SkinningPath, Target, choose_path,
 };
 
-/// The skinning paths a benchmark can measure, in the order `--skinning` lists them by
-/// default.
-pub const PATHS: [SkinningPath; 4] = SkinningPath::ALL;
-
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {

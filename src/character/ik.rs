@@ -195,7 +195,7 @@ fn kind(
                     format!("{owner}: two_bone needs exactly 3 joints (root, middle, end)"),
                 ));
             };
-            if !is_ancestor(skeleton, root, mid) || !is_ancestor(skeleton, mid, end) {
+            if !skeleton.is_ancestor(root, mid) || !skeleton.is_ancestor(mid, end) {
                 return Err(ctx.err(
                     span(),
                     format!("{owner}: each joint must be an ancestor of the next"),
@@ -235,17 +235,6 @@ fn kind(
             ));
         }
     })
-}
-
-/// True when `a` is a strict ancestor of `b`.
-fn is_ancestor(skeleton: &Skeleton, a: usize, mut b: usize) -> bool {
-    while let Some(p) = skeleton.parent(b) {
-        if p == a {
-            return true;
-        }
-        b = p;
-    }
-    false
 }
 
 /// A CCD or FABRIK chain: at least 2 joints, each the parent of the next.

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use super::baking::default_bake;
 use super::render::parse_size;
 use crate::bench::report::{table, write_all};
-use crate::bench::run::{BenchOptions, PATHS, cases, run as run_bench};
+use crate::bench::run::{BenchOptions, cases, run as run_bench};
 use crate::crowd::LodPresets;
 use crate::format::ThrongFile;
 use crate::render::{BackendChoice, SkinningPath};
@@ -84,7 +84,7 @@ fn backend(name: &str) -> Result<BackendChoice> {
 /// A `--skinning` value; an unknown one is refused, naming the ones there are.
 fn skinning_path(name: &str) -> Result<SkinningPath> {
     name.parse().map_err(|_| {
-        let names: Vec<&str> = PATHS.iter().map(|p| p.name()).collect();
+        let names: Vec<&str> = SkinningPath::ALL.iter().map(|p| p.name()).collect();
         anyhow::anyhow!("--skinning {name}: give some of {}", names.join(", "))
     })
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
-use crate::format::ThrongFile;
+use crate::format::{TEXELS_PER_MATRIX, ThrongFile};
 
 /// Arguments of `throng export-texture`.
 #[derive(Debug, clap::Args)]
@@ -49,7 +49,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     }
     let width = u64::from(
         args.width
-            .unwrap_or_else(|| f.info().max_joints.saturating_mul(3).max(1)),
+            .unwrap_or_else(|| f.info().max_joints.saturating_mul(TEXELS_PER_MATRIX).max(1)),
     );
     if width == 0 || width > MAX_SIDE {
         bail!("--width {width}: give 1 to {MAX_SIDE}");

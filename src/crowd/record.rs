@@ -62,56 +62,42 @@ pub struct Playback {
 }
 
 impl Playback {
-    /// The frames this shows in `file`. Animation indices are trusted: the file is validated
-    /// and callers take them from it.
+    /// The frames this shows in `file`: A's at `time_a` cross-faded with B's at `time_b` by
+    /// `fade` (B is not looked up when it is 0). Animation indices are trusted: the file is
+    /// validated (every animation starts at a whole matrix) and callers take them from it.
     #[inline]
     pub fn frame_pose(&self, file: &ThrongFile) -> FramePose {
-        frame_pose_of(
-            file,
-            self.anim_a,
-            self.time_a,
-            self.anim_b,
-            self.time_b,
-            self.fade,
-        )
-    }
-}
-
-/// The frames of animation `anim_a` at `time_a` seconds cross-faded with `anim_b` at `time_b`
-/// by `fade` (in [0, 1]; B is not looked up when it is 0). Animation indices are trusted: the
-/// file is validated and callers take them from it; every animation's first texel is a
-/// multiple of 3, which the renderer checks.
-fn frame_pose_of(
-    file: &ThrongFile,
-    anim_a: u32,
-    time_a: f32,
-    anim_b: u32,
-    time_b: f32,
-    fade: f32,
-) -> FramePose {
-    let side = |anim: u32, t: f32| {
-        let a = anim as usize;
-        let (f0, f1, w) = file.frames_at(a, t);
-        (
-            (file.frame_base(a, f0) / u64::from(TEXELS_PER_MATRIX)) as u32,
-            (file.frame_base(a, f1) / u64::from(TEXELS_PER_MATRIX)) as u32,
-            w,
-        )
-    };
-    let (a0, a1, aw) = side(anim_a, time_a);
-    let (b0, b1, bw) = if fade > 0.0 {
-        side(anim_b, time_b)
-    } else {
-        (a0, a1, 0.0)
-    };
-    FramePose {
-        a0,
-        a1,
-        aw,
-        b0,
-        b1,
-        bw,
-        fade,
+        let Self {
+            anim_a,
+            time_a,
+            anim_b,
+            time_b,
+            fade,
+        } = *self;
+        let side = |anim: u32, t: f32| {
+            let a = anim as usize;
+            let (f0, f1, w) = file.frames_at(a, t);
+            (
+                (file.frame_base(a, f0) / u64::from(TEXELS_PER_MATRIX)) as u32,
+                (file.frame_base(a, f1) / u64::from(TEXELS_PER_MATRIX)) as u32,
+                w,
+            )
+        };
+        let (a0, a1, aw) = side(anim_a, time_a);
+        let (b0, b1, bw) = if fade > 0.0 {
+            side(anim_b, time_b)
+        } else {
+            (a0, a1, 0.0)
+        };
+        FramePose {
+            a0,
+            a1,
+            aw,
+            b0,
+            b1,
+            bw,
+            fade,
+        }
     }
 }
 

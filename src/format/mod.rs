@@ -1,9 +1,10 @@
 //! The `.throng` file format (docs/FORMAT.md). The container layer (`container`): header,
-//! section table, alignment, checksums, an atomic writer and a validating memory-mapped
-//! reader. The baked layer on top: fixed-size record tables (`records`), bake metadata
-//! (`metadata`), a [`Builder`] the baker fills, and [`ThrongFile`] (`reader`), which checks
-//! every table (`validate`) before handing out typed, in-place views ([`Texels`]). The shared
-//! constants [`TEXELS_PER_MATRIX`] and [`MAX_JOINTS`] live in `records`.
+//! section table, alignment, checksums, writing (through the crate's one atomic writer,
+//! `crate::atomic`) and a validating memory-mapped reader. The baked layer on top: fixed-size
+//! record tables (`records`), bake metadata (`metadata`), a [`Builder`] the baker fills, and
+//! [`ThrongFile`] (`reader`), which checks every table (`validate`) before handing out typed,
+//! in-place views ([`Texels`]). The shared constants [`TEXELS_PER_MATRIX`] and
+//! [`MAX_JOINTS`] live in `records`.
 
 mod builder;
 mod container;

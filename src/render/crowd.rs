@@ -170,7 +170,7 @@ impl CrowdRenderer {
 
     /// Why the CPU path cannot keep skinned vertices for `agents` agents, if it cannot:
     /// it keeps every agent's vertices between frames so that only agents whose record
-    /// changed are skinned again, within [`CPU_CACHE_LIMIT`].
+    /// changed are skinned again, within [`CPU_CACHE_LIMIT`](super::CPU_CACHE_LIMIT).
     pub fn cpu_path_unavailable(&self, agents: usize) -> Option<String> {
         self.cpu.unavailable(agents)
     }

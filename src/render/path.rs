@@ -7,10 +7,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::device::{Gpu, TexelLayout};
+use super::pipelines::SKINNED_VERTEX_ATTRIBUTES;
 use crate::format::{MAX_JOINTS, ThrongFile};
-
-/// Vertex attributes the skinned pipeline reads (5 per vertex, 4 per instance).
-const SKINNED_VERTEX_ATTRIBUTES: u32 = 9;
 
 /// How characters are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

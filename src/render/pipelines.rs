@@ -34,15 +34,19 @@ struct CameraUniform {
 }
 
 /// Vertex attributes of a baked vertex for the skinned pipeline.
-fn vertex_attrs() -> [wgpu::VertexAttribute; 5] {
+const fn vertex_attrs() -> [wgpu::VertexAttribute; 5] {
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Uint16x4, 4 => Float32x4]
 }
 /// Position, normal and uv only, for the unskinned pipelines.
 fn plain_attrs() -> [wgpu::VertexAttribute; 3] {
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2]
 }
+/// Vertex attributes the skinned pipeline reads: a skinned vertex's and an instance record's.
+pub(super) const SKINNED_VERTEX_ATTRIBUTES: u32 =
+    (vertex_attrs().len() + instance_attrs().len()) as u32;
+
 /// An instance record.
-fn instance_attrs() -> [wgpu::VertexAttribute; 4] {
+const fn instance_attrs() -> [wgpu::VertexAttribute; 4] {
     wgpu::vertex_attr_array![5 => Float32x4, 6 => Float32x4, 7 => Uint32x4, 8 => Unorm8x4]
 }
 

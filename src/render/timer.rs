@@ -57,7 +57,7 @@ impl Timer {
     /// The pass's GPU time, seconds, once the frame finished (`None` if the readback fails).
     pub fn read(&self, gpu: &Gpu) -> Option<f64> {
         let data = gpu.read_buffer(&self.readback, "timestamps").ok()?;
-        let ticks: [u64; 2] = bytemuck::pod_read_unaligned(data.get(..16)?);
+        let ticks: [u64; 2] = bytemuck::pod_read_unaligned(data.get(..TIMESTAMP_BYTES as usize)?);
         let ns =
             ticks[1].saturating_sub(ticks[0]) as f64 * f64::from(gpu.queue.get_timestamp_period());
         Some(ns * 1e-9)

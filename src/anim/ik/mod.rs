@@ -192,22 +192,6 @@ fn check_joint(skeleton: &Skeleton, joints: &[usize]) -> Result<(), IkError> {
     }
 }
 
-/// True when `ancestor` is a strict ancestor of `joint` (`joint < skeleton.len()`).
-fn is_ancestor(skeleton: &Skeleton, ancestor: usize, joint: usize) -> bool {
-    let mut j = joint;
-    while let Some(p) = skeleton.parent(j) {
-        if p == ancestor {
-            return true;
-        }
-        // Parents-first order: once below `ancestor`, the walk cannot meet it.
-        if p < ancestor {
-            return false;
-        }
-        j = p;
-    }
-    false
-}
-
 /// Recomputes model matrices from joint `first` to the end, exactly as
 /// [`crate::anim::local_to_model`] does; earlier joints are unchanged, and parents-first order
 /// makes one forward loop correct.

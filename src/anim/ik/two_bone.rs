@@ -6,7 +6,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::{
     IkError, IkResult, MIN_LENGTH, blend, check_inputs, check_joint, clamp_weight, direction,
-    inverse, is_ancestor, origin, parent_matrix, refresh_from, swing,
+    inverse, origin, parent_matrix, refresh_from, swing,
 };
 use crate::anim::skeleton::Skeleton;
 use crate::anim::transform::Transform;
@@ -31,7 +31,7 @@ impl TwoBoneJob {
     pub fn new(skeleton: &Skeleton, root: usize, mid: usize, end: usize) -> Result<Self, IkError> {
         check_joint(skeleton, &[root, mid, end])?;
         for (ancestor, joint) in [(mid, end), (root, mid)] {
-            if !is_ancestor(skeleton, ancestor, joint) {
+            if !skeleton.is_ancestor(ancestor, joint) {
                 return Err(IkError::NotAncestor { ancestor, joint });
             }
         }
