@@ -12,6 +12,7 @@ use super::plan::{Job, JobSource};
 use super::precision::stored_error;
 use super::recipe::{PrecisionChoice, Rate, Recipe, Source};
 use super::report::{AnimReport, CharacterReport};
+use super::root_motion::declared_speed;
 use super::sample::Sampled;
 use crate::anim::Skeleton;
 use crate::format::records::{
@@ -77,7 +78,7 @@ impl<'a> Assembly<'a> {
             .iter()
             .zip(done.iter_mut())
             .filter(|(j, _)| j.character == ci)
-            .map(|(j, d)| self.anim(ci, j, d))
+            .map(|(j, d)| self.anim(ci, l, j, d))
             .collect();
         let first_mesh = self.builder.meshes.len() as u32;
         let (lod_triangles, lod_errors) = self.meshes(ci, l)?;
@@ -98,8 +99,11 @@ impl<'a> Assembly<'a> {
             height: l.height,
             reserved: [0; 2],
         });
-        let mut warnings: Vec<String> =
-            model.warnings.iter().chain(&model.notes).cloned().collect();
+        let mut warnings: Vec<String> = l
+            .size_warning(&self.recipe.characters[ci], self.recipe)
+            .into_iter()
+            .chain(model.warnings.iter().chain(&model.notes).cloned())
+            .collect();
         warnings.extend(lod_shortfalls(&self.recipe.lods, &lod_triangles));
         Ok(CharacterReport {
             name: l.name.clone(),
@@ -112,9 +116,9 @@ impl<'a> Assembly<'a> {
         })
     }
 
-    /// Writes animation `j` of character `ci` (baked as `d`, whose texels are moved out) with
-    /// its events, bounds and root motion.
-    fn anim(&mut self, ci: usize, j: &Job, d: &mut Done) -> AnimReport {
+    /// Writes animation `j` of character `ci` (loaded as `l`, baked as `d`, whose texels are
+    /// moved out) with its events, bounds and root motion.
+    fn anim(&mut self, ci: usize, l: &Loaded, j: &Job, d: &mut Done) -> AnimReport {
         let b = &mut self.builder;
         let first_texel = b.push_texel_vec(std::mem::take(&mut d.sampled.texels));
         let ai = b.anims.len() as u32;
@@ -141,6 +145,7 @@ impl<'a> Assembly<'a> {
             None => (b.string(""), 0.0),
         };
         let s = d.sampled.schedule;
+        let declared_speed = declared_speed(l, j, d.motion.as_ref().map(|m| m.1), s.duration);
         let intervals = if s.looping { s.count } else { s.count - 1 };
         // In f64, so that 30 frames over 1 s store 30 rather than 1 / (1 / 30).
         let fps = if s.duration > 0.0 && intervals > 0 {
@@ -193,6 +198,7 @@ impl<'a> Assembly<'a> {
                 .then_some(d.sampled.f16_error),
             events: d.events.len(),
             root_motion: d.motion.is_some(),
+            declared_speed,
             note: j.note.clone(),
         }
     }
@@ -231,9 +237,9 @@ impl<'a> Assembly<'a> {
     fn meshes(&mut self, ci: usize, l: &Loaded) -> Result<(Vec<usize>, Vec<f32>), BakeError> {
         let model = &l.model;
         let levels = self.lod_levels(ci, l)?;
-        // Simplification errors are measured on the unscaled mesh; the recipe's scale
-        // stretches them by at most its largest factor.
-        let lod_scale = self.recipe.characters[ci].scale.max_element();
+        // Simplification errors are measured on the unscaled mesh, in model units; the
+        // character's scale stretches them by at most its largest factor.
+        let lod_scale = l.factors.max_element();
         let b = &mut self.builder;
         let mut images: Vec<Option<u32>> = vec![None; model.materials.len()];
         let (mut lod_triangles, mut lod_errors) = (Vec::new(), Vec::new());

@@ -1,12 +1,21 @@
 //! Loading a recipe's characters for baking: the character file or bare model, with the
-//! recipe's tint applied to its materials, its scale, the per-joint boxes the measures use,
-//! and its height in the rest pose (what every error budget is a fraction of).
+//! recipe's tint applied to its materials, the per-joint boxes the measures use, its standing
+//! height as authored, the scale that puts it in metres (the recipe's `height` or `scale`, or
+//! the default rule of [`Size::factor`](super::recipe::Size::factor)) and its height in metres (what every error budget is
+//! a fraction of).
+//!
+//! The standing height is the y extent of the conservative box of its skinned mesh (the
+//! per-joint boxes of `measure`) in the rest pose: the glTF nodes' own transforms, no clip
+//! playing. A character lying flat (y under 5% of its largest extent) measures its largest
+//! extent instead, and one with no extent at all measures 1.
 
-use glam::Mat4;
+use std::path::Path;
+
+use glam::{Mat4, Vec3};
 
 use super::error::BakeError;
 use super::measure::JointBoxes;
-use super::recipe::{CharacterSpec, Source};
+use super::recipe::{CENTIMETRES_RANGE, CharacterSpec, DefaultRule, METRES_RANGE, Recipe, Source};
 use crate::anim::Playback;
 use crate::character::{Character, Poser};
 use crate::import::{Images, ImportOptions, Model};
@@ -19,12 +28,34 @@ pub(super) struct Loaded {
     pub character: Option<Character>,
     /// The model (materials tinted).
     pub model: Model,
-    /// The recipe's scale, applied to every posed skinning matrix.
+    /// Its scale ([`Loaded::factors`] on the diagonal), applied to every posed skinning
+    /// matrix.
     pub scale: Mat4,
+    /// The scale's factors along model x, y, z: metres per model unit.
+    pub factors: Vec3,
     /// Per-joint boxes of its meshes, for bounds and errors.
     pub boxes: JointBoxes,
-    /// Height in the rest pose, scaled, model units.
+    /// Standing height as authored, model units.
+    pub standing: f32,
+    /// What the default rule did, when the recipe gives neither `height` nor `scale`.
+    pub rule: Option<DefaultRule>,
+    /// Height in the rest pose, scaled: metres.
     pub height: f32,
+}
+
+/// The height of skinning matrices `rest` over `boxes`: their y extent, unless the character
+/// lies flat (under 5% of its largest extent): then its largest extent, and 1 for a character
+/// with no extent at all.
+fn measure_height(boxes: &JointBoxes, rest: &[Mat4]) -> f32 {
+    let (lo, hi) = boxes.bounds(rest);
+    let size = hi - lo;
+    if size.y > size.max_element() * 0.05 {
+        size.y
+    } else if size.max_element() > 0.0 {
+        size.max_element()
+    } else {
+        1.0
+    }
 }
 
 /// Loads the character `spec` names.
@@ -60,31 +91,87 @@ pub(super) fn load(spec: &CharacterSpec) -> Result<Loaded, BakeError> {
     for m in &mut model.materials {
         m.base_color_factor *= spec.tint;
     }
-    let scale = Mat4::from_scale(spec.scale);
     let boxes = JointBoxes::new(model.skeleton.len(), model.meshes.iter().map(|m| &m.mesh));
     let mut poser = Poser::new(&model);
-    let rest: Vec<Mat4> = poser
-        .clip(&model, None, 0.0, Playback::Clamp)
-        .iter()
-        .map(|m| scale * *m)
-        .collect();
-    let (lo, hi) = boxes.bounds(&rest);
-    let size = hi - lo;
-    // The vertical extent, unless the character lies flat (under 5% of its largest extent):
-    // then its largest extent, and 1 for a character with no extent at all.
-    let height = if size.y > size.max_element() * 0.05 {
-        size.y
-    } else if size.max_element() > 0.0 {
-        size.max_element()
-    } else {
-        1.0
-    };
+    let rest = poser.clip(&model, None, 0.0, Playback::Clamp);
+    let standing = measure_height(&boxes, rest);
+    let (factors, rule) = spec.size.factor(standing);
+    if !(factors.is_finite() && factors.min_element() > 0.0) {
+        return Err(BakeError::character(
+            &name,
+            format!(
+                "its standing height measures {standing} units, so no scale can size it ({factors})"
+            ),
+        ));
+    }
+    let scale = Mat4::from_scale(factors);
+    let scaled: Vec<Mat4> = rest.iter().map(|m| scale * *m).collect();
+    let height = measure_height(&boxes, &scaled);
     Ok(Loaded {
         name,
         character,
         model,
         scale,
+        factors,
         boxes,
+        standing,
+        rule,
         height,
     })
+}
+
+/// The standing height of `model` as authored, model units: what a recipe's `height` and
+/// the default rule of [`Size::factor`](super::recipe::Size::factor) measure (see the module's header).
+pub fn standing_height(model: &Model) -> f32 {
+    let boxes = JointBoxes::new(model.skeleton.len(), model.meshes.iter().map(|m| &m.mesh));
+    let mut poser = Poser::new(model);
+    measure_height(&boxes, poser.clip(model, None, 0.0, Playback::Clamp))
+}
+
+impl Loaded {
+    /// The bake report's warning about its size, when the recipe gives neither `height` nor
+    /// `scale` and its standing height is not read as metres: which rule applied and the key
+    /// that chooses instead, in `spec`'s entry of `recipe` (for a bare `throng bake MODEL`, the
+    /// recipe to write).
+    pub fn size_warning(&self, spec: &CharacterSpec, recipe: &Recipe) -> Option<String> {
+        let keys = match self.rule? {
+            DefaultRule::Metres => return None,
+            DefaultRule::Centimetres => "`height = <metres>` or `scale = [1, 1, 1]`",
+            DefaultRule::Unknown => "`height = <metres>` (e.g. `height = 1.8`)",
+        };
+        let how = match (&recipe.path, &spec.source) {
+            (Some(p), _) => format!("add {keys} under its [[characters]] in {}", p.display()),
+            (None, source) => {
+                let (key, path) = match source {
+                    Source::Model(m) => ("model", m),
+                    Source::Character(c) => ("character", c),
+                };
+                format!(
+                    "bake a recipe (docs/BAKING.md): `output = {:?}`, then `[[characters]]` with `{key} = {:?}` (relative to the recipe's folder) and {keys}",
+                    file_name(&recipe.output),
+                    path.display().to_string()
+                )
+            }
+        };
+        let ((lo, hi), (clo, chi)) = (METRES_RANGE, CENTIMETRES_RANGE);
+        Some(if self.rule? == DefaultRule::Centimetres {
+            format!(
+                "standing height {:.1} units, read as centimetres ({clo}–{chi} units): scaled by 0.01 to {:.2} m; to choose, {how}",
+                self.standing, self.height
+            )
+        } else {
+            format!(
+                "standing height {:.2} units, outside both {lo}–{hi} (read as metres) and {clo}–{chi} (read as centimetres): baked as authored, {:.2} m tall; if that is not its size, {how}",
+                self.standing, self.height
+            )
+        })
+    }
+}
+
+/// The last component of `p`, as the recipe a user writes beside it would name it.
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }

@@ -4,7 +4,8 @@
 //!
 //! - `recipe`: the TOML recipe ([`Recipe`]), or the defaults for a bare model;
 //! - `inputs`: the files a bake reads and the key that says a file is up to date ([`inputs`]);
-//! - `load`: a recipe's characters loaded, scaled and measured;
+//! - `load`: a recipe's characters loaded, sized into metres and measured
+//!   ([`standing_height`]);
 //! - `plan`: what to bake (one job per clip, state and parameter value) and at which rates;
 //! - `frames`: which times a clip is baked at ([`FrameSchedule`]);
 //! - `sample`: an animation's frames posed and packed into texels, with bounds and errors;
@@ -38,7 +39,8 @@ pub use baker::{BakeOptions, Baked, Progress, bake};
 pub use error::BakeError;
 pub use frames::{FrameSchedule, MAX_FRAMES};
 pub use inputs::{TOOL, inputs};
+pub use load::standing_height;
 pub use output::{DEFAULT_RECIPE, OutputError, bake_to_file, default_bake, up_to_date};
-pub use recipe::{PrecisionChoice, Rate, Recipe};
+pub use recipe::{DefaultRule, PrecisionChoice, Rate, Recipe, Size};
 pub use report::{AnimReport, BakeReport, CharacterReport};
 pub use texels::{from_rows, lerp, rows, skinned_error, through_f16};

@@ -27,6 +27,9 @@ pub const DEFAULT_INTERPOLATION_BUDGET: f32 = 0.005;
 pub const AUTO_RATES: [f32; 10] = [5.0, 10.0, 15.0, 20.0, 24.0, 30.0, 40.0, 60.0, 90.0, 120.0];
 /// Most animations a state may be baked into (one per parameter value).
 pub const MAX_PARAM_VALUES: usize = 64;
+/// The largest standing height a recipe may ask for, metres: anything taller is a mistake in
+/// units (a height in centimetres or millimetres), not a character.
+pub const MAX_HEIGHT: f32 = 1000.0;
 
 /// A frame rate: fixed, or the lowest of [`AUTO_RATES`] that keeps the interpolation error
 /// within the budget.
@@ -67,6 +70,57 @@ pub enum Selection {
     Named(Vec<String>),
 }
 
+/// How a character is sized: the factor every length of its bake (texels, bounds, root
+/// motion, LOD errors, height, speeds) is multiplied by, so that the bake is in metres.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Size {
+    /// Neither `height` nor `scale`: as authored, unless its standing height reads as
+    /// centimetres (see [`Size::factor`]).
+    Default,
+    /// `scale = [x, y, z]`: these factors along model x, y, z, each > 0 (proportions).
+    Scale(Vec3),
+    /// `height = METRES`: a uniform factor that makes the standing height this many metres,
+    /// in (0, [`MAX_HEIGHT`]].
+    Height(f32),
+}
+
+/// What [`Size::Default`] did with a character, for the bake report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DefaultRule {
+    /// The standing height is in 0.3–4 units: read as metres, baked as authored.
+    Metres,
+    /// The standing height is in 30–400 units: read as centimetres, scaled by 0.01.
+    Centimetres,
+    /// Neither: baked as authored, which is probably not its size in metres.
+    Unknown,
+}
+
+/// Standing heights, in units, that [`Size::Default`] reads as metres (no warning).
+pub const METRES_RANGE: (f32, f32) = (0.3, 4.0);
+/// Standing heights, in units, that [`Size::Default`] reads as centimetres (scaled by 0.01).
+pub const CENTIMETRES_RANGE: (f32, f32) = (30.0, 400.0);
+
+impl Size {
+    /// The factors along model x, y, z for a character whose standing height as authored is
+    /// `standing` units (the y extent of its rest pose, see docs/BAKING.md), and for
+    /// [`Size::Default`] the rule that chose them:
+    /// - `Scale(s)`: `s`;
+    /// - `Height(h)`: `h / standing` on every axis;
+    /// - `Default`: 0.01 on every axis when `standing` is in [`CENTIMETRES_RANGE`], else 1.
+    pub fn factor(&self, standing: f32) -> (Vec3, Option<DefaultRule>) {
+        let within = |(lo, hi): (f32, f32)| (lo..=hi).contains(&standing);
+        match *self {
+            Size::Scale(s) => (s, None),
+            Size::Height(h) => (Vec3::splat(h / standing), None),
+            Size::Default if within(CENTIMETRES_RANGE) => {
+                (Vec3::splat(0.01), Some(DefaultRule::Centimetres))
+            }
+            Size::Default if within(METRES_RANGE) => (Vec3::ONE, Some(DefaultRule::Metres)),
+            Size::Default => (Vec3::ONE, Some(DefaultRule::Unknown)),
+        }
+    }
+}
+
 /// One character of a recipe.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CharacterSpec {
@@ -90,8 +144,9 @@ pub struct CharacterSpec {
     /// Values at which states blending on a parameter are baked, by parameter name (default:
     /// the positions of the state's Blend1D children).
     pub params: BTreeMap<String, Vec<f32>>,
-    /// Scale along model x, y, z applied to the posed character (proportions), each > 0.
-    pub scale: Vec3,
+    /// Its size: the recipe's `height` or `scale`, or the default rule. Applied to the posed
+    /// character (after IK).
+    pub size: Size,
     /// Multiplies every material's base colour (linear RGBA).
     pub tint: Vec4,
 }
@@ -175,6 +230,8 @@ struct CharacterFileSpec {
     params: BTreeMap<String, Vec<f32>>,
     #[serde(default)]
     scale: Option<[f32; 3]>,
+    #[serde(default)]
+    height: Option<f32>,
     #[serde(default)]
     tint: Option<Vec<f32>>,
 }
@@ -282,12 +339,31 @@ fn character_spec(
             )));
         }
     }
-    let scale = Vec3::from(c.scale.unwrap_or([1.0; 3]));
-    if !(scale.is_finite() && scale.min_element() > 0.0) {
-        return Err(bad(format!(
-            "character '{name}': scale {scale}: give three positive numbers"
-        )));
-    }
+    let size = match (c.scale, c.height) {
+        (Some(_), Some(_)) => {
+            return Err(bad(format!(
+                "character '{name}': give height (metres, uniform) or scale (per axis), not both"
+            )));
+        }
+        (Some(s), None) => {
+            let scale = Vec3::from(s);
+            if !(scale.is_finite() && scale.min_element() > 0.0) {
+                return Err(bad(format!(
+                    "character '{name}': scale {scale}: give three positive numbers"
+                )));
+            }
+            Size::Scale(scale)
+        }
+        (None, Some(h)) => {
+            if !(h.is_finite() && h > 0.0 && h <= MAX_HEIGHT) {
+                return Err(bad(format!(
+                    "character '{name}': height = {h}: give its standing height in metres, above 0 and at most {MAX_HEIGHT}"
+                )));
+            }
+            Size::Height(h)
+        }
+        (None, None) => Size::Default,
+    };
     let tint = match c.tint.as_deref() {
         None => Vec4::ONE,
         Some([r, g, b]) => Vec4::new(*r, *g, *b, 1.0),
@@ -320,7 +396,7 @@ fn character_spec(
         },
         rates,
         params: c.params.clone(),
-        scale,
+        size,
         tint,
     })
 }
@@ -460,7 +536,7 @@ impl Recipe {
                 fps: Rate::Fixed(DEFAULT_FPS),
                 rates: BTreeMap::new(),
                 params: BTreeMap::new(),
-                scale: Vec3::ONE,
+                size: Size::Default,
                 tint: Vec4::ONE,
             }],
         }
@@ -546,11 +622,88 @@ mod tests {
                 "max_precision_error = 2\n[[characters]]\nmodel = \"a.glb\"\n",
                 "max_precision_error = 2",
             ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nheight = 1.8\nscale = [1, 1, 1]\n",
+                "character 'a': give height (metres, uniform) or scale (per axis), not both",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nheight = 0\n",
+                "character 'a': height = 0: give its standing height in metres",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nheight = -1.8\n",
+                "character 'a': height = -1.8: give",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nheight = nan\n",
+                "character 'a': height = NaN: give",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nheight = inf\n",
+                "character 'a': height = inf: give",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nheight = 1800\n",
+                "character 'a': height = 1800: give its standing height in metres, above 0 and at most 1000",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nheight = \"tall\"\n",
+                "bake/r.toml:4: invalid type",
+            ),
         ];
         for (text, expected) in cases {
             let e = parse(&format!("{base}{text}")).unwrap_err();
             assert!(e.contains(expected), "{text:?}: '{e}' lacks '{expected}'");
             assert!(e.starts_with("bake/r.toml"), "{e}");
         }
+    }
+
+    #[test]
+    fn height_and_scale_choose_the_size() {
+        let with = |keys: &str| {
+            parse(&format!(
+                "output = \"x.throng\"\n[[characters]]\nmodel = \"a.glb\"\n{keys}"
+            ))
+            .unwrap()
+            .characters[0]
+                .size
+        };
+        assert_eq!(with(""), Size::Default);
+        assert_eq!(with("height = 1.8\n"), Size::Height(1.8));
+        assert_eq!(with("height = 1000\n"), Size::Height(MAX_HEIGHT));
+        assert_eq!(
+            with("scale = [0.5, 1, 2]\n"),
+            Size::Scale(Vec3::new(0.5, 1.0, 2.0))
+        );
+        let bare = Recipe::for_model(Path::new("m/Fox.glb"), Path::new("Fox.throng"));
+        assert_eq!(bare.characters[0].size, Size::Default);
+    }
+
+    #[test]
+    fn the_default_rule_reads_centimetres_and_leaves_the_rest() {
+        // (standing height as authored, factor, rule): the ends of both ranges are inside them.
+        let cases = [
+            (1.5, 1.0, DefaultRule::Metres),
+            (0.3, 1.0, DefaultRule::Metres),
+            (4.0, 1.0, DefaultRule::Metres),
+            (4.6, 1.0, DefaultRule::Unknown),
+            (0.2, 1.0, DefaultRule::Unknown),
+            (29.9, 1.0, DefaultRule::Unknown),
+            (30.0, 0.01, DefaultRule::Centimetres),
+            (79.0, 0.01, DefaultRule::Centimetres),
+            (400.0, 0.01, DefaultRule::Centimetres),
+            (1800.0, 1.0, DefaultRule::Unknown),
+        ];
+        for (standing, factor, rule) in cases {
+            assert_eq!(
+                Size::Default.factor(standing),
+                (Vec3::splat(factor), Some(rule)),
+                "{standing}"
+            );
+        }
+        // An explicit size is used as given, and no rule is reported.
+        assert_eq!(Size::Height(1.8).factor(0.9), (Vec3::splat(2.0), None));
+        let s = Vec3::new(1.0, 2.0, 3.0);
+        assert_eq!(Size::Scale(s).factor(79.0), (s, None));
     }
 }

@@ -22,15 +22,19 @@ pub struct AnimReport {
     pub auto_rate: bool,
     /// Whether it loops.
     pub looping: bool,
-    /// Largest mid-frame interpolation error, model units (a bound; see `bake::measure`).
+    /// Largest mid-frame interpolation error, metres (a bound; see `bake::measure`).
     pub interpolation_error: f32,
-    /// Largest error f16 texels make, model units (a bound), whatever the precision chosen;
+    /// Largest error f16 texels make, metres (a bound), whatever the precision chosen;
     /// `None` when the recipe asks for f32 (it is not measured).
     pub f16_error: Option<f32>,
     /// Events stored.
     pub events: usize,
     /// Whether root motion is stored.
     pub root_motion: bool,
+    /// The ground speed it declares, metres per second: its root motion over a cycle divided
+    /// by the cycle's length, else the value of the `speed` parameter it was baked at (model
+    /// units per second) times the character's factor along +z; `None` when neither.
+    pub declared_speed: Option<f32>,
     /// A note on something approximate (a state whose layers do not repeat with it).
     pub note: Option<String>,
 }
@@ -42,11 +46,11 @@ pub struct CharacterReport {
     pub name: String,
     /// Joints.
     pub joints: usize,
-    /// Height in the rest pose, model units.
+    /// Height in the rest pose, metres (its scale applied; see docs/BAKING.md).
     pub height: f32,
     /// Triangles per LOD level (all parts).
     pub lod_triangles: Vec<usize>,
-    /// Largest simplification error per LOD level, model units.
+    /// Largest simplification error per LOD level, metres.
     pub lod_errors: Vec<f32>,
     /// Animations.
     pub anims: Vec<AnimReport>,

@@ -1,7 +1,9 @@
 //! The root motion of a baked animation: per frame, the root's ground position (x, z) and yaw
-//! relative to the animation's start, and the motion over one whole cycle, in the recipe's
-//! scale. A clip's comes from its extracted track; a state's is accumulated by playing its
-//! blend tree with the runtime's code, frame by frame.
+//! relative to the animation's start, and the motion over one whole cycle, in metres (the
+//! character's scale applied). A clip's comes from its extracted track; a state's is
+//! accumulated by playing its blend tree with the runtime's code, frame by frame.
+//!
+//! Also the ground speed an animation declares ([`declared_speed`]), in metres per second.
 
 use glam::{Quat, Vec2, Vec3};
 
@@ -20,7 +22,8 @@ pub(super) fn root_motion(
     schedule: &FrameSchedule,
 ) -> Option<(Vec<MotionRecord>, [f32; 3])> {
     let ch = l.character.as_ref()?;
-    let (sx, sz) = (l.scale.x_axis.x, l.scale.z_axis.z);
+    // The track is in model units, as authored: the character's factors make it metres.
+    let (sx, sz) = (l.factors.x, l.factors.z);
     let rec = |p: Vec2, yaw: f32| MotionRecord {
         x: p.x * sx,
         z: p.y * sz,
@@ -75,5 +78,28 @@ pub(super) fn root_motion(
             let end = step(schedule.duration, &mut st);
             Some((frames, [end.x, end.z, end.yaw]))
         }
+    }
+}
+
+/// The parameter whose value is an animation's ground speed when it has no root motion: in
+/// the model's units per second as authored (docs/CHARACTER.md).
+pub const SPEED_PARAM: &str = "speed";
+
+/// The ground speed `job` of `l` declares, metres per second: with root motion (`cycle`, the
+/// motion over its `duration` seconds, already in metres), the distance its root travels over
+/// the cycle divided by the cycle's length; else, for a state baked at a value of the
+/// [`SPEED_PARAM`] parameter, that value (model units per second) times the character's factor
+/// along model +z, the forward axis agents move along (negative for a value below 0); else
+/// `None` (unknown).
+pub(super) fn declared_speed(
+    l: &Loaded,
+    job: &Job,
+    cycle: Option<[f32; 3]>,
+    duration: f32,
+) -> Option<f32> {
+    match (cycle, &job.param) {
+        (Some([x, z, _]), _) if duration > 0.0 => Some(Vec2::new(x, z).length() / duration),
+        (_, Some((p, v))) if p == SPEED_PARAM => Some(v * l.factors.z),
+        _ => None,
     }
 }

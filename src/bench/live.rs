@@ -71,12 +71,13 @@ impl Live {
                     "character '{name}' is a bare model; the live baseline needs a character file"
                 )));
             };
-            if spec.scale != glam::Vec3::ONE {
+            let character = Character::load(path).map_err(|e| fail(e.to_string()))?;
+            let standing = crate::bake::standing_height(&character.model);
+            if spec.size.factor(standing).0 != glam::Vec3::ONE {
                 return Err(fail(format!(
                     "character '{name}' is baked with a scale; the live baseline evaluates unscaled characters"
                 )));
             }
-            let character = Character::load(path).map_err(|e| fail(e.to_string()))?;
             if character.model.skeleton.len() != c.joint_count as usize {
                 return Err(fail(format!(
                     "character '{name}' has {} joints, the bake {}",

@@ -122,6 +122,9 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
             if a.root_motion {
                 extra.push("root motion".into());
             }
+            if let Some(v) = a.declared_speed {
+                extra.push(format!("{v:.2} m/s"));
+            }
             s += &format!(
                 "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2}  {:<22} {:<22} {}\n",
                 a.kind,
