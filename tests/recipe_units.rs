@@ -320,3 +320,35 @@ fn root_motion_speed_follows_the_factor() {
         }
     }
 }
+
+/// Whether a clip loops is decided on its poses as authored, so the size does not change it:
+/// RobotExpressive (which has clips that play once) baked 100 times shorter and 100 times
+/// taller than it is loops the same clips.
+#[test]
+fn looping_does_not_depend_on_the_size() {
+    let Some(robot) = common::shared_asset("RobotExpressive.glb") else {
+        return;
+    };
+    let looping = |height: f32| {
+        let r = recipe(
+            "units-loop",
+            "loop.toml",
+            &format!(
+                "output = \"r.throng\"\nprecision = \"f32\"\nlods = [1.0]\n[[characters]]\nmodel = {:?}\nheight = {height}\n",
+                robot.display().to_string()
+            ),
+        )
+        .unwrap();
+        baked(&r).report.characters[0]
+            .anims
+            .iter()
+            .map(|a| (a.name.clone(), a.looping))
+            .collect::<Vec<_>>()
+    };
+    let short = looping(0.046);
+    assert!(
+        short.iter().any(|a| !a.1) && short.iter().any(|a| a.1),
+        "{short:?}"
+    );
+    assert_eq!(short, looping(460.0));
+}

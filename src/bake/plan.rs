@@ -191,10 +191,11 @@ fn clip_jobs(
         } else if spec.looping.iter().any(|o| o == clip.name()) {
             true
         } else {
-            // A clip loops when it ends in the pose it starts with.
+            // A clip loops when it ends in the pose it starts with. These poses are unscaled,
+            // so the tolerance is a fraction of the standing height as authored.
             let first = poser.clip(&l.model, Some(c), 0.0, Playback::Clamp).to_vec();
             let last = poser.clip(&l.model, Some(c), clip.duration(), Playback::Clamp);
-            l.boxes.error(&first, last) <= LOOP_TOLERANCE * l.height
+            l.boxes.error(&first, last) <= LOOP_TOLERANCE * l.standing
         };
         jobs.push(Job {
             character: ci,
