@@ -1,8 +1,8 @@
 //! Loading a recipe's characters for baking: the character file or bare model, with the
 //! recipe's tint applied to its materials, the per-joint boxes the measures use, its standing
 //! height as authored, the scale that puts it in metres (the recipe's `height` or `scale`, or
-//! the default rule of [`Size::factor`](super::recipe::Size::factor)) and its height in metres (what every error budget is
-//! a fraction of).
+//! the default rule of [`Size::factor`](crate::bake::Size::factor)) and its height in metres
+//! (what every error budget is a fraction of).
 //!
 //! The standing height is the y extent of the conservative box of its skinned mesh (the
 //! per-joint boxes of `measure`) in the rest pose: the glTF nodes' own transforms, no clip
@@ -121,7 +121,9 @@ pub(super) fn load(spec: &CharacterSpec) -> Result<Loaded, BakeError> {
 }
 
 /// The standing height of `model` as authored, model units: what a recipe's `height` and
-/// the default rule of [`Size::factor`](super::recipe::Size::factor) measure (see the module's header).
+/// the default rule of [`Size::factor`](crate::bake::Size::factor) go by. The y extent of
+/// the box that holds its skinned mesh in the rest pose (no clip playing); for a character
+/// lying flat, its largest extent; 1 for one with no extent (docs/BAKING.md).
 pub fn standing_height(model: &Model) -> f32 {
     let boxes = JointBoxes::new(model.skeleton.len(), model.meshes.iter().map(|m| &m.mesh));
     let mut poser = Poser::new(model);

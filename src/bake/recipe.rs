@@ -504,7 +504,8 @@ impl Recipe {
     }
 
     /// The recipe for baking a bare glTF model with the defaults: every clip at
-    /// [`DEFAULT_FPS`], automatic precision, the default LODs, written to `output`.
+    /// [`DEFAULT_FPS`], automatic precision, the default LODs, sized by the default rule
+    /// ([`Size::Default`]), written to `output`.
     pub fn for_model(model: &Path, output: &Path) -> Self {
         let name = model
             .file_stem()
