@@ -18,7 +18,7 @@ use crate::format::records::{
     AnimRecord, CharacterRecord, EventRecord, JointRecord, MeshRecord, MotionRecord, NONE,
     VertexRecord, anim_flags, anim_kind, mesh_flags,
 };
-use crate::format::{Builder, TexelFormat};
+use crate::format::{AnimFacts, AnimSource, Builder, TexelFormat};
 use crate::mesh::{LodLevel, LodOptions, SkinnedMesh};
 
 // Every skeleton the animation core accepts fits a file: the baker writes joint counts as
@@ -32,6 +32,39 @@ pub(super) struct Done {
     pub motion: Option<(Vec<MotionRecord>, [f32; 3])>,
     /// Event markers, (name, seconds), sorted by time.
     pub events: Vec<(String, f32)>,
+    /// Ground speed, model units per second, when known (format 1.1's `ground_speed`).
+    pub ground_speed: Option<f32>,
+    /// Slip of the planted foot at `ground_speed`, model units per second, when measured
+    /// (format 1.1's `foot_slide`).
+    pub foot_slide: Option<f32>,
+    /// For a clip: the glTF animations it was made from (empty when unknown or procedural).
+    pub gltf_animations: Vec<u32>,
+}
+
+/// The ground speed the baker knows without measuring the feet, model units per second: the
+/// root's travel over one cycle of a looping animation with root motion, divided by its
+/// duration; else, for a looping state baked at parameter `speed`, that value (metres per
+/// second, the character files' convention) times the recipe's ground-plane scale; else
+/// `None`. This is what the crowd derived from format 1.0 files.
+pub(super) fn known_ground_speed(
+    job: &Job,
+    motion: Option<&(Vec<MotionRecord>, [f32; 3])>,
+    scale: glam::Mat4,
+) -> Option<f32> {
+    if !job.looping {
+        return None;
+    }
+    let speed = match (motion, &job.param) {
+        (Some((_, [x, z, _])), _) => {
+            (job.duration > 0.0).then(|| (x * x + z * z).sqrt() / job.duration)
+        }
+        (None, Some((p, v))) if p == "speed" => {
+            // A non-uniform scale stretches ground travel by direction: its mean factor.
+            Some(v * 0.5 * (scale.x_axis.x.abs() + scale.z_axis.z.abs()))
+        }
+        _ => None,
+    };
+    speed.filter(|s| s.is_finite() && *s >= 0.0)
 }
 
 /// The file being assembled, character by character.
@@ -71,13 +104,13 @@ impl<'a> Assembly<'a> {
         let model = &l.model;
         let skeleton = &model.skeleton;
         let name = self.builder.string(&l.name);
-        let first_joint = joints(&mut self.builder, skeleton);
+        let first_joint = joints(&mut self.builder, skeleton, &model.joint_nodes);
         let first_anim = self.builder.anims.len() as u32;
         let anims: Vec<AnimReport> = jobs
             .iter()
             .zip(done.iter_mut())
             .filter(|(j, _)| j.character == ci)
-            .map(|(j, d)| self.anim(ci, j, d))
+            .map(|(j, d)| self.anim(ci, l, j, d))
             .collect();
         let first_mesh = self.builder.meshes.len() as u32;
         let (lod_triangles, lod_errors) = self.meshes(ci, l)?;
@@ -112,9 +145,9 @@ impl<'a> Assembly<'a> {
         })
     }
 
-    /// Writes animation `j` of character `ci` (baked as `d`, whose texels are moved out) with
-    /// its events, bounds and root motion.
-    fn anim(&mut self, ci: usize, j: &Job, d: &mut Done) -> AnimReport {
+    /// Writes animation `j` of character `ci` (loaded as `l`; baked as `d`, whose texels are
+    /// moved out) with its events, bounds, root motion, speeds and source.
+    fn anim(&mut self, ci: usize, l: &Loaded, j: &Job, d: &mut Done) -> AnimReport {
         let b = &mut self.builder;
         let first_texel = b.push_texel_vec(std::mem::take(&mut d.sampled.texels));
         let ai = b.anims.len() as u32;
@@ -175,6 +208,25 @@ impl<'a> Assembly<'a> {
             interpolation_error: d.sampled.interpolation_error,
             precision_error: stored_error(self.format, d.sampled.f16_error),
             reserved: [0; 2],
+        });
+        let source = match &j.source {
+            JobSource::Clip(_) => AnimSource::Clip(d.gltf_animations.clone()),
+            JobSource::State { state, params } => AnimSource::State {
+                state: *state as u32,
+                params: l.character.as_ref().map_or_else(Vec::new, |c| {
+                    c.machine
+                        .params()
+                        .iter()
+                        .zip(params)
+                        .map(|(p, v)| (p.name.clone(), *v))
+                        .collect()
+                }),
+            },
+        };
+        b.push_anim_facts(&AnimFacts {
+            ground_speed: d.ground_speed,
+            foot_slide: d.foot_slide,
+            source,
         });
         AnimReport {
             name: j.name.clone(),
@@ -284,10 +336,16 @@ impl<'a> Assembly<'a> {
     }
 }
 
-/// Writes the joints of `skeleton` and returns the index of the first.
-fn joints(b: &mut Builder, skeleton: &Skeleton) -> u32 {
+/// Writes the joints of `skeleton`, each with its glTF node from `nodes` (none where `nodes`
+/// has no entry or one past `u32`), and returns the index of the first.
+fn joints(b: &mut Builder, skeleton: &Skeleton, nodes: &[usize]) -> u32 {
     let first_joint = b.joints.len() as u32;
+    // Joints written before without nodes (none today) keep their places.
+    b.joint_nodes.resize(b.joints.len(), NONE);
     for j in 0..skeleton.len() {
+        let node = nodes.get(j).and_then(|n| u32::try_from(*n).ok());
+        b.joint_nodes
+            .push(node.filter(|n| *n != NONE).unwrap_or(NONE));
         let jn = b.string(&skeleton.names()[j]);
         b.joints.push(JointRecord {
             name: jn,

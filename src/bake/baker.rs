@@ -8,7 +8,7 @@
 
 use rayon::prelude::*;
 
-use super::assemble::{Assembly, Done};
+use super::assemble::{Assembly, Done, known_ground_speed};
 use super::error::BakeError;
 use super::events::events;
 use super::inputs::{TOOL, inputs};
@@ -56,8 +56,13 @@ fn report(options: &BakeOptions, p: Progress) {
 /// Samples `job` of `l`, with its root motion and events.
 fn bake_job(l: &Loaded, job: &Job, recipe: &Recipe) -> Result<Done, BakeError> {
     let sampled = sample_job(l, job, recipe)?;
+    let motion = root_motion(l, job, &sampled.schedule);
     Ok(Done {
-        motion: root_motion(l, job, &sampled.schedule),
+        ground_speed: known_ground_speed(job, motion.as_ref(), l.scale),
+        // Not measured yet: the feet's slip and import's clip sources are wired in later.
+        foot_slide: None,
+        gltf_animations: Vec::new(),
+        motion,
         events: events(l, job),
         sampled,
     })

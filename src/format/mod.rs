@@ -15,7 +15,7 @@ pub mod records;
 mod texels;
 mod validate;
 
-pub use builder::Builder;
+pub use builder::{AnimFacts, AnimSource, Builder};
 pub use container::{
     Container, ENTRY_SIZE, HEADER_SIZE, Kind, MAGIC, MAX_ALIGN, Section, VERSION_MAJOR,
     VERSION_MINOR, Writer,
