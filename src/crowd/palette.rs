@@ -4,8 +4,8 @@
 //! and, per animation, conservative model-space bounds over all its frames.
 //!
 //! Ground speed of a looping animation: in a format 1.1 file, the `ground_speed` the baker
-//! recorded (the one speed that applies: root motion, else the `speed` parameter, else the one
-//! measured from the feet), and none when it recorded none. A format 1.0 file records none, so
+//! recorded (the one speed that applies, in model units per second: see docs/FORMAT.md), and
+//! none when it recorded none. A format 1.0 file records none, so
 //! it is derived as before: for an animation with root motion, the distance its root travels
 //! over one cycle divided by its duration; otherwise its baked parameter value when the
 //! parameter is named `speed` (metres per second, the character files' convention); otherwise
