@@ -45,7 +45,8 @@ pub(super) struct Done {
 /// root's travel over one cycle of a looping animation with root motion, divided by its
 /// duration; else, for a looping state baked at parameter `speed`, that value (metres per
 /// second, the character files' convention) times the recipe's ground-plane scale; else
-/// `None`. This is what the crowd derived from format 1.0 files.
+/// `None`. The crowd derived the same from format 1.0 files (reading the parameter unscaled);
+/// the speed measured from the feet is not known here.
 pub(super) fn known_ground_speed(
     job: &Job,
     motion: Option<&(Vec<MotionRecord>, [f32; 3])>,

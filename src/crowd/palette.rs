@@ -62,8 +62,8 @@ pub struct AnimInfo {
     pub duration: f32,
     /// Whether it loops.
     pub looping: bool,
-    /// Ground speed, metres per second of an unscaled character, when known (see the module
-    /// docs).
+    /// Ground speed, model units per second (metres per second for a glTF character baked at
+    /// scale 1), when known (see the module docs).
     pub speed: Option<f32>,
     /// Whether it is a gait of its character's locomotion or gesture family: cross-fades
     /// between two such start the new one at the same phase of its step cycle.
@@ -129,7 +129,7 @@ impl AnimInfo {
 pub struct Gait {
     /// Index into the file's animations.
     pub anim: u32,
-    /// Ground speed, metres per second of an unscaled character (>= 0).
+    /// Ground speed, model units per second (>= 0; see [`AnimInfo::speed`]).
     pub speed: f32,
 }
 
