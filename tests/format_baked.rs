@@ -656,3 +656,31 @@ fn the_format_1_1_fixture_stays_readable() {
         (0, "pace", 2.0)
     );
 }
+
+#[test]
+fn a_bare_fox_records_its_nodes_and_stands_with_survey() {
+    let Some(fox) = common::shared_asset("Fox.glb") else {
+        return;
+    };
+    let mut recipe = Recipe::for_model(&fox, Path::new("unused.throng"));
+    // A low rate keeps the debug-build bake short; nodes and sources do not depend on it.
+    recipe.characters[0].fps = throng::bake::Rate::Fixed(5.0);
+    let f = read(
+        &bake(&recipe, &BakeOptions::default())
+            .unwrap()
+            .builder
+            .to_bytes()
+            .unwrap(),
+    )
+    .unwrap();
+    let model = throng::import::load(&fox, &throng::import::ImportOptions::default()).unwrap();
+    let nodes: Vec<Option<u32>> = (0..f.joints().len()).map(|j| f.joint_node(j)).collect();
+    let expected: Vec<Option<u32>> = model.joint_nodes.iter().map(|n| Some(*n as u32)).collect();
+    assert_eq!(nodes, expected);
+    // A bare model: no states; its clips move neither by root motion nor by a parameter, so
+    // no ground speed is known yet, and the crowd stands with Survey.
+    assert!((0..f.anims().len()).all(|a| f.state_source(a).is_none()));
+    let p = throng::crowd::palette::Palette::new(&f, &Default::default()).unwrap();
+    let idle = p.characters()[0].idle.unwrap();
+    assert_eq!(f.str(f.anims()[idle as usize].name), "Survey");
+}
