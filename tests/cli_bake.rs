@@ -79,7 +79,8 @@ fn inspect_and_export_texture_read_a_bake() {
     let (code, out, _) = throng(&["inspect", &f]);
     assert_eq!(code, 0);
     for part in [
-        "throng format 1.0",
+        "throng format 1.1",
+        "speed/s",
         "rgba32f texels",
         "TEXL",
         "character 'walker'",
@@ -91,14 +92,38 @@ fn inspect_and_export_texture_read_a_bake() {
     let (code, out, _) = throng(&["inspect", &f, "--json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["version"], "1.0");
-    assert_eq!(v["characters"][0]["joints"].as_array().unwrap().len(), 19);
+    assert_eq!(v["version"], "1.1");
+    let joints = v["characters"][0]["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), 19);
+    assert!(
+        joints.iter().all(|j| j["node"].is_u64()),
+        "every joint has its glTF node"
+    );
     let anims = v["characters"][0]["anims"].as_array().unwrap();
     assert!(
         anims
             .iter()
             .any(|a| a["name"] == "greet" && a["param"] == "speed")
     );
+    // Format 1.1 per animation: a looping state at `speed` has a ground speed (its root
+    // motion's when it has one, else the parameter's) and names its state and parameters;
+    // nothing measures the feet yet.
+    for a in anims {
+        assert!(a["foot_slide"].is_null(), "{a}");
+        if a["kind"] == "state" && a["param"] == "speed" && a["looping"] == true {
+            assert!(a["ground_speed"].is_number(), "{a}");
+            if a.get("cycle_motion").is_none() {
+                assert_eq!(a["ground_speed"], a["param_value"], "{a}");
+            }
+            assert!(a["source"]["state"].is_u64(), "{a}");
+            assert!(
+                a["source"]["params"]
+                    .as_array()
+                    .is_some_and(|p| !p.is_empty()),
+                "{a}"
+            );
+        }
+    }
     assert_eq!(
         v["metadata"]["tool"],
         format!("throng {}", env!("CARGO_PKG_VERSION"))

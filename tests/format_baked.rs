@@ -1,15 +1,15 @@
 //! The baked-file reader against damaged and hostile input: every flipped bit and every
 //! truncation of a small file is an error; files with valid checksums but hostile tables (huge
 //! counts, ranges past the end, parents out of order, broken UTF-8, NaN texels) get a typed
-//! error naming the problem; a bounded random fuzz never panics; the committed format 1.0
-//! fixture and every saved crashing input stay readable (or cleanly refused) forever.
+//! error naming the problem; a bounded random fuzz never panics; the committed format 1.0 and
+//! 1.1 fixtures and every saved crashing input stay readable (or cleanly refused) forever.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use throng::bake::{BakeOptions, Recipe, bake};
-use throng::format::records::{StrRef, anim_flags, kinds};
+use throng::format::records::{StrRef, anim_flags, ext_flags, kinds};
 use throng::format::{Builder, Container, FormatError, TexelFormat, ThrongFile, Writer};
 
 fn fixtures() -> PathBuf {
@@ -208,6 +208,111 @@ fn hostile_tables_get_typed_errors() {
 }
 
 #[test]
+fn hostile_1_1_tables_get_typed_errors() {
+    refused("ext-flags", "unknown 1.1 flags 0x4", |b| {
+        b.anim_ext[0].flags = 4
+    });
+    refused("speed-nan", "must be finite and >= 0 when present", |b| {
+        b.anim_ext[0].flags |= ext_flags::GROUND_SPEED;
+        b.anim_ext[0].ground_speed = f32::NAN;
+    });
+    refused("slide-neg", "must be finite and >= 0 when present", |b| {
+        b.anim_ext[1].flags |= ext_flags::FOOT_SLIDE;
+        b.anim_ext[1].foot_slide = -0.5;
+    });
+    refused("speed-inf", "must be finite and >= 0 when present", |b| {
+        b.anim_ext[2].flags |= ext_flags::GROUND_SPEED;
+        b.anim_ext[2].ground_speed = f32::INFINITY;
+    });
+    refused("clip-state", "a clip cannot have a state", |b| {
+        b.anim_ext[0].state = 0
+    });
+    refused(
+        "state-gltf",
+        "a state cannot have glTF animation sources",
+        |b| {
+            b.anim_ext[1].source_count = 1;
+            b.anim_sources.push(0);
+        },
+    );
+    refused(
+        "param-range",
+        "not right after the previous animation's",
+        |b| b.anim_ext[1].first_param = u32::MAX,
+    );
+    refused("param-count", "run past the", |b| {
+        b.anim_ext[2].param_count = u32::MAX
+    });
+    refused("param-extra", "but 'AGLT' holds 1 and 'APRM' 3", |b| {
+        b.anim_sources.push(7);
+        let name = b.params[0].name;
+        b.params
+            .push(throng::format::records::ParamRecord { name, value: 0.0 });
+    });
+    refused("param-nan", "parameter 0: value NaN is not finite", |b| {
+        b.params[0].value = f32::NAN
+    });
+    refused("param-name", "parameter 0: string at", |b| {
+        b.params[1].name.offset = u32::MAX
+    });
+    // The builder pads missing nodes and facts; a file whose tables disagree in length is
+    // written by hand.
+    let bytes = tiny_builder("jnod").to_bytes().unwrap();
+    let c = Container::from_bytes(&bytes, "x").unwrap();
+    let mut w = Writer::new();
+    for s in c.sections() {
+        let data = &c.bytes()[s.range.clone()];
+        let data = if s.kind == kinds::JNOD {
+            &data[..4]
+        } else {
+            data
+        };
+        w.add(s.kind, s.align, data.to_vec()).unwrap();
+    }
+    let e = read(&w.to_bytes()).err().unwrap();
+    assert!(
+        e.contains("'JNOD' holds 1 joint nodes and 'AEXT' 3 animation records, but the file has 2 joints and 3 animations"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_baker_records_nodes_speeds_and_sources() {
+    let f = read(&tiny_builder("tiny-1-1").to_bytes().unwrap()).unwrap();
+    assert_eq!(f.container().version(), (1, 1));
+    // The glTF of common::one_channel_model: node 0 is the mesh, 1 the root, 2 its child.
+    assert_eq!((f.joint_node(0), f.joint_node(1)), (Some(1), Some(2)));
+    // Every animation has root motion, 2 m per 1 s cycle of the clip, which the state plays
+    // at paces 1 and 2. f32 root motion sampled at 4 frames/s: within 1e-4 m/s.
+    for (a, want) in [(0, 2.0), (1, 2.0), (2, 4.0)] {
+        let got = f.ground_speed(a).unwrap();
+        assert!((got - want).abs() < 1e-4, "animation {a}: {got}");
+        assert_eq!(f.foot_slide(a), None, "nothing measures the feet yet");
+    }
+    // The clip's glTF animations are not wired from import yet: none recorded.
+    assert_eq!(f.clip_sources(0), &[] as &[u32]);
+    assert!(f.state_source(0).is_none());
+    for (a, pace) in [(1, 1.0), (2, 2.0)] {
+        let (state, params) = f.state_source(a).unwrap();
+        let params: Vec<(&str, f32)> = params.iter().map(|p| (f.str(p.name), p.value)).collect();
+        assert_eq!((state, params), (0, vec![("pace", pace)]));
+    }
+}
+
+#[test]
+fn a_1_0_file_skips_the_1_1_sections_and_reads_them_as_absent() {
+    // A 1.1 bake relabelled 1.0: format 1.0 does not define the new kinds, so they are
+    // skipped, whatever they hold.
+    let mut b = tiny_builder("relabel").to_bytes().unwrap();
+    b[10..12].copy_from_slice(&0u16.to_le_bytes());
+    common::reseal(&mut b);
+    let f = read(&b).unwrap();
+    assert_eq!(f.container().version(), (1, 0));
+    assert!(f.anim_ext(0).is_none());
+    assert_eq!((f.joint_node(0), f.ground_speed(0)), (None, None));
+}
+
+#[test]
 fn nan_f16_texels_and_a_bad_info_section_are_refused() {
     let mut recipe = tiny_recipe("tiny-f16");
     recipe.precision = throng::bake::PrecisionChoice::F16;
@@ -260,7 +365,14 @@ fn nan_f16_texels_and_a_bad_info_section_are_refused() {
 fn missing_sections_and_bad_metadata_are_refused() {
     let b = tiny_builder("tiny-missing");
     let full = Container::from_bytes(&b.to_bytes().unwrap(), "x").unwrap();
-    for skip in [kinds::INFO, kinds::ANIM, kinds::TEXL, kinds::META] {
+    for skip in [
+        kinds::INFO,
+        kinds::ANIM,
+        kinds::TEXL,
+        kinds::META,
+        kinds::JNOD,
+        kinds::APRM,
+    ] {
         let mut w = Writer::new();
         for s in full.sections().iter().filter(|s| s.kind != skip) {
             w.add(s.kind, s.align, full.bytes()[s.range.clone()].to_vec())
@@ -284,6 +396,26 @@ fn missing_sections_and_bad_metadata_are_refused() {
         e.contains("section 'META' is not valid bake metadata"),
         "{e}"
     );
+    // A key twice, at the top or inside an input, is ambiguous: refused, not resolved.
+    let meta = serde_json::to_string(&b.metadata).unwrap();
+    let twice = meta.replacen('{', "{\"tool\": \"other\",", 1);
+    let input_twice = meta.replacen("\"path\":", "\"bytes\": 1, \"path\":", 1);
+    for (text, key) in [(twice, "tool"), (input_twice, "bytes")] {
+        let mut w = Writer::new();
+        for s in full.sections() {
+            let data = if s.kind == kinds::META {
+                text.as_bytes().to_vec()
+            } else {
+                full.bytes()[s.range.clone()].to_vec()
+            };
+            w.add(s.kind, s.align, data).unwrap();
+        }
+        let e = read(&w.to_bytes()).err().unwrap();
+        assert!(
+            e.contains(&format!("the key \"{key}\" appears twice in one object")),
+            "{e}"
+        );
+    }
 }
 
 /// One random mutation: flipped bits, a hostile integer written over a field, bytes cut or
@@ -440,20 +572,15 @@ fn saved_hostile_inputs_are_refused_without_panic() {
 
 #[test]
 fn the_format_1_0_fixture_stays_readable() {
+    // Written by throng before format 1.1 (the tiny recipe, baked as the 1.1 fixture is
+    // below); this build writes 1.1, so it cannot be made again: it must stay.
     let path = fixtures().join("format-1.0.throng");
-    if std::env::var("THRONG_BLESS").is_ok_and(|v| v == "1") {
-        let mut recipe = tiny_recipe("fixture");
-        recipe.output = path.clone();
-        bake(&recipe, &BakeOptions::default())
-            .unwrap()
-            .builder
-            .write(&path)
-            .unwrap();
-    }
-    let f = ThrongFile::open(&path).unwrap_or_else(|e| {
-        panic!("{e} (the committed fixture must stay; THRONG_BLESS=1 recreates it only if lost)")
-    });
+    let f = ThrongFile::open(&path)
+        .unwrap_or_else(|e| panic!("{e} (the committed 1.0 fixture must stay)"));
     assert_eq!(f.container().version(), (1, 0));
+    // Nothing of format 1.1 is recorded.
+    assert!((0..f.anims().len()).all(|a| f.anim_ext(a).is_none() && f.ground_speed(a).is_none()));
+    assert!((0..f.joints().len()).all(|j| f.joint_node(j).is_none()));
     assert_eq!(f.format(), TexelFormat::Rgba32F);
     assert_eq!(f.characters().len(), 1);
     let ch = &f.characters()[0];
@@ -491,4 +618,69 @@ fn the_format_1_0_fixture_stays_readable() {
         ThrongFile::from_bytes(&std::fs::read(&path).unwrap()[..100], "cut"),
         Err(FormatError::Size { .. })
     ));
+}
+
+#[test]
+fn the_format_1_1_fixture_stays_readable() {
+    // THRONG_BLESS=1 bakes the tiny recipe into it (only if it was lost: a committed fixture
+    // must stay readable by every later build).
+    let path = fixtures().join("format-1.1.throng");
+    if std::env::var("THRONG_BLESS").is_ok_and(|v| v == "1") {
+        let mut recipe = tiny_recipe("fixture");
+        recipe.output = path.clone();
+        bake(&recipe, &BakeOptions::default())
+            .unwrap()
+            .builder
+            .write(&path)
+            .unwrap();
+    }
+    let f = ThrongFile::open(&path).unwrap_or_else(|e| {
+        panic!("{e} (the committed fixture must stay; THRONG_BLESS=1 recreates it only if lost)")
+    });
+    assert_eq!(f.container().version(), (1, 1));
+    let joints: Vec<(&str, Option<u32>)> = (0..f.joints().len())
+        .map(|j| (f.str(f.joints()[j].name), f.joint_node(j)))
+        .collect();
+    assert_eq!(joints, [("root", Some(1)), ("child", Some(2))]);
+    // Ground speeds from root motion: 2 m per 1 s cycle, the state at paces 1 and 2; f32
+    // root motion sampled at 4 frames/s: within 1e-4 m/s.
+    let speeds: Vec<f32> = (0..3).map(|a| f.ground_speed(a).unwrap()).collect();
+    for (got, want) in speeds.iter().zip([2.0, 2.0, 4.0]) {
+        assert!((got - want).abs() < 1e-4, "{speeds:?}");
+    }
+    assert!((0..3).all(|a| f.foot_slide(a).is_none()));
+    assert!(f.clip_sources(0).is_empty() && f.state_source(0).is_none());
+    let (state, params) = f.state_source(2).unwrap();
+    assert_eq!(
+        (state, f.str(params[0].name), params[0].value),
+        (0, "pace", 2.0)
+    );
+}
+
+#[test]
+fn a_bare_fox_records_its_nodes_and_stands_with_survey() {
+    let Some(fox) = common::shared_asset("Fox.glb") else {
+        return;
+    };
+    let mut recipe = Recipe::for_model(&fox, Path::new("unused.throng"));
+    // A low rate keeps the debug-build bake short; nodes and sources do not depend on it.
+    recipe.characters[0].fps = throng::bake::Rate::Fixed(5.0);
+    let f = read(
+        &bake(&recipe, &BakeOptions::default())
+            .unwrap()
+            .builder
+            .to_bytes()
+            .unwrap(),
+    )
+    .unwrap();
+    let model = throng::import::load(&fox, &throng::import::ImportOptions::default()).unwrap();
+    let nodes: Vec<Option<u32>> = (0..f.joints().len()).map(|j| f.joint_node(j)).collect();
+    let expected: Vec<Option<u32>> = model.joint_nodes.iter().map(|n| Some(*n as u32)).collect();
+    assert_eq!(nodes, expected);
+    // A bare model: no states; its clips move neither by root motion nor by a parameter, so
+    // no ground speed is known yet, and the crowd stands with Survey.
+    assert!((0..f.anims().len()).all(|a| f.state_source(a).is_none()));
+    let p = throng::crowd::palette::Palette::new(&f, &Default::default()).unwrap();
+    let idle = p.characters()[0].idle.unwrap();
+    assert_eq!(f.str(f.anims()[idle as usize].name), "Survey");
 }

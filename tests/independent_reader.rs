@@ -2,9 +2,9 @@
 //! format, `tools/throng-reader` (JavaScript, no dependencies), written from docs/FORMAT.md
 //! alone: if the two agree on real bakes, the specification is enough to read a `.throng` file.
 //! - the mannequin bake, the walker bake (states, several speeds, two LOD levels, f32) and the
-//!   committed format-1.0 fixture read the same through both;
-//! - a copy with one flipped byte, and a copy with a forward parent index and recomputed
-//!   checksums, are refused by both.
+//!   committed format-1.0 and format-1.1 fixtures read the same through both;
+//! - a copy with one flipped byte, a copy with a forward parent index and a 1.1 copy whose
+//!   state claims glTF sources, checksums recomputed, are refused by both.
 //!
 //! Without Node these tests print why and skip, unless `THRONG_REQUIRE_REFERENCE=1` (CI sets
 //! it), where they fail instead.
@@ -165,9 +165,10 @@ fn walker_bake_reads_the_same() {
 }
 
 #[test]
-fn committed_fixture_reads_the_same() {
+fn committed_fixtures_read_the_same() {
     let Some(reader) = reader() else { return };
     reads_the_same(&reader, &repo().join("tests/fixtures/format-1.0.throng"));
+    reads_the_same(&reader, &repo().join("tests/fixtures/format-1.1.throng"));
 }
 
 /// The file offset of section `kind`, from the section table.
@@ -188,6 +189,12 @@ fn corrupted_copies_are_refused_by_both() {
     let tmp = common::temp_dir("independent-corrupt");
     let original = std::fs::read(repo().join("tests/fixtures/format-1.0.throng")).unwrap();
 
+    // A 1.1 file whose first state claims glTF sources (baked rule 37), with valid checksums.
+    let mut state_gltf = std::fs::read(repo().join("tests/fixtures/format-1.1.throng")).unwrap();
+    let count = section_offset(&state_gltf, b"AEXT") + 32 + 20;
+    state_gltf[count..count + 4].copy_from_slice(&1u32.to_le_bytes());
+    common::reseal(&mut state_gltf);
+
     // One flipped byte in the middle of the content: the content CRC (container rule 4).
     let mut flipped = original.clone();
     let middle = flipped.len() / 2;
@@ -201,6 +208,7 @@ fn corrupted_copies_are_refused_by_both() {
     for (name, bytes, rule) in [
         ("flipped.throng", flipped, "container rule 4"),
         ("forward-parent.throng", forward, "baked rule 12"),
+        ("state-gltf.throng", state_gltf, "baked rule 37"),
     ] {
         let file = tmp.join(name);
         std::fs::write(&file, bytes).unwrap();

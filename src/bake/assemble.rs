@@ -19,7 +19,7 @@ use crate::format::records::{
     AnimRecord, CharacterRecord, EventRecord, JointRecord, MeshRecord, MotionRecord, NONE,
     VertexRecord, anim_flags, anim_kind, mesh_flags,
 };
-use crate::format::{Builder, TexelFormat};
+use crate::format::{AnimFacts, AnimSource, Builder, TexelFormat};
 use crate::mesh::{LodLevel, LodOptions, SkinnedMesh};
 
 // Every skeleton the animation core accepts fits a file: the baker writes joint counts as
@@ -33,6 +33,11 @@ pub(super) struct Done {
     pub motion: Option<(Vec<MotionRecord>, [f32; 3])>,
     /// Event markers, (name, seconds), sorted by time.
     pub events: Vec<(String, f32)>,
+    /// Slip of the planted foot at the ground speed, metres per second, when measured
+    /// (format 1.1's `foot_slide`).
+    pub foot_slide: Option<f32>,
+    /// For a clip: the glTF animations it was made from (empty when unknown or procedural).
+    pub gltf_animations: Vec<u32>,
 }
 
 /// The file being assembled, character by character.
@@ -72,7 +77,7 @@ impl<'a> Assembly<'a> {
         let model = &l.model;
         let skeleton = &model.skeleton;
         let name = self.builder.string(&l.name);
-        let first_joint = joints(&mut self.builder, skeleton);
+        let first_joint = joints(&mut self.builder, skeleton, &model.joint_nodes);
         let first_anim = self.builder.anims.len() as u32;
         let anims: Vec<AnimReport> = jobs
             .iter()
@@ -116,8 +121,8 @@ impl<'a> Assembly<'a> {
         })
     }
 
-    /// Writes animation `j` of character `ci` (loaded as `l`, baked as `d`, whose texels are
-    /// moved out) with its events, bounds and root motion.
+    /// Writes animation `j` of character `ci` (loaded as `l`; baked as `d`, whose texels are
+    /// moved out) with its events, bounds, root motion, speeds and source.
     fn anim(&mut self, ci: usize, l: &Loaded, j: &Job, d: &mut Done) -> AnimReport {
         let b = &mut self.builder;
         let first_texel = b.push_texel_vec(std::mem::take(&mut d.sampled.texels));
@@ -180,6 +185,27 @@ impl<'a> Assembly<'a> {
             interpolation_error: d.sampled.interpolation_error,
             precision_error: stored_error(self.format, d.sampled.f16_error),
             reserved: [0; 2],
+        });
+        let source = match &j.source {
+            JobSource::Clip(_) => AnimSource::Clip(d.gltf_animations.clone()),
+            JobSource::State { state, params } => AnimSource::State {
+                state: *state as u32,
+                params: l.character.as_ref().map_or_else(Vec::new, |c| {
+                    c.machine
+                        .params()
+                        .iter()
+                        .zip(params)
+                        .map(|(p, v)| (p.name.clone(), *v))
+                        .collect()
+                }),
+            },
+        };
+        b.push_anim_facts(&AnimFacts {
+            // Only a looping animation has a ground speed: agents walk with it cycle after
+            // cycle; a one-shot's travel is its root motion.
+            ground_speed: declared_speed.filter(|_| s.looping),
+            foot_slide: d.foot_slide,
+            source,
         });
         AnimReport {
             name: j.name.clone(),
@@ -290,10 +316,16 @@ impl<'a> Assembly<'a> {
     }
 }
 
-/// Writes the joints of `skeleton` and returns the index of the first.
-fn joints(b: &mut Builder, skeleton: &Skeleton) -> u32 {
+/// Writes the joints of `skeleton`, each with its glTF node from `nodes` (none where `nodes`
+/// has no entry or one past `u32`), and returns the index of the first.
+fn joints(b: &mut Builder, skeleton: &Skeleton, nodes: &[usize]) -> u32 {
     let first_joint = b.joints.len() as u32;
+    // Joints written before without nodes (none today) keep their places.
+    b.joint_nodes.resize(b.joints.len(), NONE);
     for j in 0..skeleton.len() {
+        let node = nodes.get(j).and_then(|n| u32::try_from(*n).ok());
+        b.joint_nodes
+            .push(node.filter(|n| *n != NONE).unwrap_or(NONE));
         let jn = b.string(&skeleton.names()[j]);
         b.joints.push(JointRecord {
             name: jn,

@@ -56,8 +56,11 @@ fn report(options: &BakeOptions, p: Progress) {
 /// Samples `job` of `l`, with its root motion and events.
 fn bake_job(l: &Loaded, job: &Job, recipe: &Recipe) -> Result<Done, BakeError> {
     let sampled = sample_job(l, job, recipe)?;
+    let motion = root_motion(l, job, &sampled.schedule);
     Ok(Done {
-        motion: root_motion(l, job, &sampled.schedule),
+        foot_slide: None,
+        gltf_animations: Vec::new(),
+        motion,
         events: events(l, job),
         sampled,
     })

@@ -1,5 +1,7 @@
 //! `throng inspect FILE.throng`: the header, sections, characters, animations, events, LOD
-//! meshes and the errors measured at bake time, as text or JSON.
+//! meshes and the errors measured at bake time, as text or JSON. Format 1.1's additions show
+//! as each joint's glTF `node` and each animation's `ground_speed`, `foot_slide` and `source`
+//! (`null` where the file records none, as every 1.0 file).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -45,6 +47,23 @@ struct CharacterInfo {
 struct JointInfo {
     name: String,
     parent: Option<u32>,
+    /// glTF node index.
+    node: Option<u32>,
+}
+
+/// Where an animation came from: a clip's glTF animations, or a state and the parameter
+/// values it was baked at.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum SourceInfo {
+    Clip { gltf_animations: Vec<u32> },
+    State { state: u32, params: Vec<ParamInfo> },
+}
+
+#[derive(Serialize)]
+struct ParamInfo {
+    name: String,
+    value: f32,
 }
 
 #[derive(Serialize)]
@@ -64,6 +83,11 @@ struct AnimInfo {
     precision_error: f32,
     #[serde(skip_serializing_if = "Option::is_none")]
     cycle_motion: Option<[f32; 3]>,
+    /// Model units per second.
+    ground_speed: Option<f32>,
+    /// Model units per second.
+    foot_slide: Option<f32>,
+    source: Option<SourceInfo>,
     events: Vec<EventInfo>,
     /// Union of the per-frame bounds: min then max.
     bounds: [[f32; 3]; 2],
@@ -96,6 +120,26 @@ struct ImageInfo {
     height: u32,
 }
 
+/// What animation `ai` of `f` records of its source; `None` when nothing.
+fn source(f: &ThrongFile, ai: usize) -> Option<SourceInfo> {
+    if let Some((state, params)) = f.state_source(ai) {
+        return Some(SourceInfo::State {
+            state,
+            params: params
+                .iter()
+                .map(|p| ParamInfo {
+                    name: f.str(p.name).to_string(),
+                    value: p.value,
+                })
+                .collect(),
+        });
+    }
+    let gltf = f.clip_sources(ai);
+    (!gltf.is_empty()).then(|| SourceInfo::Clip {
+        gltf_animations: gltf.to_vec(),
+    })
+}
+
 fn report(f: &ThrongFile) -> Report {
     let c = f.container();
     let (major, minor) = c.version();
@@ -112,14 +156,18 @@ fn report(f: &ThrongFile) -> Report {
                 height: ch.height,
                 joints: joints
                     .iter()
-                    .map(|j| JointInfo {
+                    .enumerate()
+                    .map(|(k, j)| JointInfo {
                         name: f.str(j.name).to_string(),
                         parent: u32::try_from(j.parent).ok(),
+                        node: f.joint_node(ch.first_joint as usize + k),
                     })
                     .collect(),
                 anims: anims
                     .iter()
-                    .map(|a| {
+                    .enumerate()
+                    .map(|(k, a)| {
+                        let ai = ch.first_anim as usize + k;
                         let state = a.kind == anim_kind::STATE;
                         let has_param = a.param.len > 0;
                         let bounds =
@@ -145,6 +193,9 @@ fn report(f: &ThrongFile) -> Report {
                             precision_error: a.precision_error,
                             cycle_motion: (a.flags & anim_flags::ROOT_MOTION != 0)
                                 .then_some(a.cycle_motion),
+                            ground_speed: f.ground_speed(ai),
+                            foot_slide: f.foot_slide(ai),
+                            source: source(f, ai),
                             events: f.events()[a.first_event as usize..][..a.event_count as usize]
                                 .iter()
                                 .map(|e| EventInfo {
@@ -230,8 +281,16 @@ fn text(r: &Report) -> String {
         );
         let _ = writeln!(
             s,
-            "  {:<5} {:<22} {:>8} {:>7} {:>7} {:>11}  {:>12} {:>12}  events",
-            "kind", "name", "length", "frames", "fps", "first texel", "interp err", "prec err",
+            "  {:<5} {:<22} {:>8} {:>7} {:>7} {:>9} {:>11}  {:>12} {:>12}  events",
+            "kind",
+            "name",
+            "length",
+            "frames",
+            "fps",
+            "speed/s",
+            "first texel",
+            "interp err",
+            "prec err",
         );
         for a in &c.anims {
             let name = match (&a.param, a.param_value) {
@@ -240,12 +299,14 @@ fn text(r: &Report) -> String {
             };
             let _ = writeln!(
                 s,
-                "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2} {:>11}  {:>12.3e} {:>12.3e}  {}{}{}",
+                "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2} {:>9} {:>11}  {:>12.3e} {:>12.3e}  {}{}{}",
                 a.kind,
                 name,
                 a.duration,
                 a.frames,
                 a.fps,
+                a.ground_speed
+                    .map_or("-".to_string(), |v| format!("{v:.3}")),
                 a.first_texel,
                 a.interpolation_error,
                 a.precision_error,

@@ -3,9 +3,18 @@
 //! and run with, an optional gesture family (waving, at the same speeds) and an optional idle;
 //! and, per animation, conservative model-space bounds over all its frames.
 //!
-//! Ground speed: for an animation with root motion, the distance its root travels over one
-//! cycle divided by its duration; otherwise its baked parameter value when the parameter is
-//! named `speed` (metres per second, the character files' convention); otherwise unknown.
+//! Ground speed of a looping animation: in a format 1.1 file, the `ground_speed` the baker
+//! recorded (the one speed that applies, in model units per second: see docs/FORMAT.md), and
+//! none when it recorded none. A format 1.0 file records none, so
+//! it is derived as before: for an animation with root motion, the distance its root travels
+//! over one cycle divided by its duration; otherwise its baked parameter value when the
+//! parameter is named `speed` (metres per second, the character files' convention); otherwise
+//! unknown. Clamped animations have no ground speed.
+//!
+//! Idle: the animation named [`PaletteNames::idle`]; else the locomotion gait at speed 0; else
+//! (a bare model whose only gaits walk and run, like Fox's Survey, Walk and Run) a looping
+//! animation without a ground speed, preferring one whose name contains `idle`, `stand`,
+//! `survey` or `breath` (in any case), else the first in the file.
 
 use glam::Vec3;
 
@@ -29,7 +38,8 @@ pub struct PaletteNames {
     /// Gesture family: agents wave with it, standing or walking at the locomotion speeds it
     /// was baked at. Default `greet`; absent: agents do not wave.
     pub gesture: String,
-    /// Idle animation for standing. Default `halt`; absent: the locomotion gait at speed 0.
+    /// Idle animation for standing. Default `halt`; absent: the locomotion gait at speed 0, else
+    /// a looping animation without ground speed (see the module docs).
     pub idle: String,
 }
 
@@ -52,8 +62,8 @@ pub struct AnimInfo {
     pub duration: f32,
     /// Whether it loops.
     pub looping: bool,
-    /// Ground speed, metres per second of an unscaled character, when known (see the module
-    /// docs).
+    /// Ground speed, model units per second (metres per second for a glTF character baked at
+    /// scale 1), when known (see the module docs).
     pub speed: Option<f32>,
     /// Whether it is a gait of its character's locomotion or gesture family: cross-fades
     /// between two such start the new one at the same phase of its step cycle.
@@ -71,10 +81,12 @@ pub struct AnimInfo {
 impl AnimInfo {
     /// What the crowd knows of animation record `a` of `file`, its frames' bounds read from
     /// `bounds` (not yet marked synced: see [`CharacterPalette::of`]).
-    fn of(file: &ThrongFile, a: &AnimRecord, bounds: &[BoundsRecord]) -> Self {
+    fn of(file: &ThrongFile, index: usize, a: &AnimRecord, bounds: &[BoundsRecord]) -> Self {
         let looping = a.flags & anim_flags::LOOPING != 0;
         let speed = if !looping {
             None
+        } else if file.anim_ext(index).is_some() {
+            file.ground_speed(index)
         } else if a.flags & anim_flags::ROOT_MOTION != 0 {
             let [x, z, _] = a.cycle_motion;
             (a.duration > 0.0).then(|| (x * x + z * z).sqrt() / a.duration)
@@ -117,7 +129,7 @@ impl AnimInfo {
 pub struct Gait {
     /// Index into the file's animations.
     pub anim: u32,
-    /// Ground speed, metres per second of an unscaled character (>= 0).
+    /// Ground speed, model units per second (>= 0; see [`AnimInfo::speed`]).
     pub speed: f32,
 }
 
@@ -145,7 +157,8 @@ pub struct CharacterPalette {
     pub locomotion: Vec<Gait>,
     /// Per locomotion gait, the gesture animation baked at the same speed, if any.
     pub gesture: Vec<Option<u32>>,
-    /// The idle animation, if any (standing otherwise plays the slowest locomotion gait).
+    /// The idle animation, if any (see the module docs; standing otherwise plays the slowest
+    /// locomotion gait).
     pub idle: Option<u32>,
 }
 
@@ -194,7 +207,8 @@ impl CharacterPalette {
                     .iter()
                     .find(|g| g.speed <= SAME_SPEED)
                     .map(|g| g.anim)
-            });
+            })
+            .or_else(|| standing_idle(range.clone(), anims, anim_name));
         if !locomotion_family.is_empty() {
             sync_phases(anims, &locomotion, &gesture);
         }
@@ -249,7 +263,8 @@ impl Palette {
         let mut anims: Vec<AnimInfo> = file
             .anims()
             .iter()
-            .map(|a| AnimInfo::of(file, a, bounds))
+            .enumerate()
+            .map(|(i, a)| AnimInfo::of(file, i, a, bounds))
             .collect();
         let mut characters = Vec::with_capacity(file.characters().len());
         for ch in file.characters() {
@@ -273,6 +288,30 @@ impl Palette {
     pub fn bounds(&self, anim: u32) -> Option<(Vec3, Vec3)> {
         self.anims.get(anim as usize).map(|a| (a.min, a.max))
     }
+}
+
+/// Names that say an animation is someone standing still, for [`standing_idle`].
+const IDLE_WORDS: [&str; 4] = ["idle", "stand", "survey", "breath"];
+
+/// A looping animation of `range` without a ground speed to stand with: the first whose name
+/// contains one of [`IDLE_WORDS`] (in any case), else the first; `None` when every looping
+/// animation moves.
+fn standing_idle<'a>(
+    range: std::ops::Range<u32>,
+    anims: &[AnimInfo],
+    anim_name: impl Fn(u32) -> &'a str,
+) -> Option<u32> {
+    let still: Vec<u32> = range
+        .filter(|&a| anims[a as usize].looping && anims[a as usize].speed.is_none())
+        .collect();
+    still
+        .iter()
+        .copied()
+        .find(|&a| {
+            let n = anim_name(a).to_lowercase();
+            IDLE_WORDS.iter().any(|w| n.contains(w))
+        })
+        .or(still.first().copied())
 }
 
 /// The gait families among animations `range`: in file order, each keeping the first
@@ -451,6 +490,63 @@ mod tests {
             assert!(min.cmple(b.min.into()).all() && max.cmpge(b.max.into()).all());
         }
         assert!(frames.iter().any(|b| Vec3::from(b.max) == max));
+    }
+
+    #[test]
+    fn a_recorded_ground_speed_makes_a_bare_walk_a_gait_and_survey_the_idle() {
+        // Fox's clips, bare: no root motion, no parameter; the bake measured the walk's and
+        // the run's speeds from the feet and recorded them (format 1.1).
+        let mut walk = SynthAnim::clip("Walk", true);
+        walk.ground_speed = Some(0.9);
+        let mut run = SynthAnim::clip("Run", true);
+        run.ground_speed = Some(2.6);
+        let anims = vec![SynthAnim::clip("Survey", true), walk, run];
+        let file = synthetic_file(&[anims], 1);
+        assert_eq!(file.container().version(), (1, 1));
+        assert_eq!(file.ground_speed(1), Some(0.9));
+        let p = Palette::new(&file, &PaletteNames::default()).unwrap();
+        let speeds: Vec<Option<f32>> = p.anims().iter().map(|a| a.speed).collect();
+        assert_eq!(speeds, [None, Some(0.9), Some(2.6)]);
+        let c = &p.characters()[0];
+        // Walk and Run are one gait each; ties go to the first family.
+        assert_eq!(c.locomotion_family, "Walk");
+        assert_eq!(
+            c.locomotion,
+            [Gait {
+                anim: 1,
+                speed: 0.9
+            }]
+        );
+        assert_eq!(c.idle, Some(0), "Survey stands still");
+        // Without an idle-like name, the first looping animation without speed; a clamped
+        // one never idles.
+        let mut walk = SynthAnim::clip("Walk", true);
+        walk.ground_speed = Some(0.9);
+        let anims = vec![
+            SynthAnim::clip("Jump", false),
+            SynthAnim::clip("Look", true),
+            SynthAnim::clip("Sniff", true),
+            walk,
+        ];
+        let file = synthetic_file(&[anims], 1);
+        let p = Palette::new(&file, &PaletteNames::default()).unwrap();
+        assert_eq!(p.characters()[0].idle, Some(1));
+    }
+
+    #[test]
+    fn a_1_0_file_derives_speeds_from_root_motion() {
+        // The committed format 1.0 fixture records no ground speed: its clip's root travels
+        // 2 m in its 1 s cycle, and the state `go` plays it at paces 1 and 2.
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/format-1.0.throng");
+        let file = ThrongFile::open(&path).unwrap();
+        assert!(file.anim_ext(0).is_none());
+        let p = Palette::new(&file, &PaletteNames::default()).unwrap();
+        let speeds: Vec<f32> = p.anims().iter().map(|a| a.speed.unwrap()).collect();
+        // Root motion sampled at 4 frames/s in f32: within 1e-4 m/s of the authored speeds.
+        for (got, want) in speeds.iter().zip([2.0, 2.0, 4.0]) {
+            assert!((got - want).abs() < 1e-4, "{speeds:?}");
+        }
     }
 
     #[test]

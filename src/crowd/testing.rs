@@ -11,7 +11,7 @@ use glam::Vec3;
 
 use super::rng::Rng;
 use super::{Agent, Crowd, CrowdSettings, LodPolicy, LodPresets, View};
-use crate::format::{Builder, TexelFormat, ThrongFile};
+use crate::format::{AnimFacts, Builder, TexelFormat, ThrongFile};
 
 /// One animation of a synthetic character.
 #[derive(Clone, Debug)]
@@ -22,6 +22,9 @@ pub struct SynthAnim {
     pub speed: Option<f32>,
     /// Root motion over a cycle (x, z).
     pub root_motion: Option<[f32; 2]>,
+    /// Ground speed to record (format 1.1) when neither root motion nor `speed` gives one, as
+    /// a bake records the speed measured from a bare model's feet.
+    pub ground_speed: Option<f32>,
     pub duration: f32,
 }
 
@@ -33,6 +36,7 @@ impl SynthAnim {
             looping,
             speed: None,
             root_motion: None,
+            ground_speed: None,
             duration: 1.0,
         }
     }
@@ -45,6 +49,7 @@ impl SynthAnim {
             looping: true,
             speed: Some(speed),
             root_motion: None,
+            ground_speed: None,
             // The mannequin's: waving lasts 2 s, two walking steps or three running ones.
             duration: match (name, speed > 2.0, speed > 0.0) {
                 ("greet", _, true) => 2.0,
@@ -159,6 +164,15 @@ pub fn synthetic_file(characters: &[Vec<SynthAnim>], levels: u32) -> ThrongFile 
                 interpolation_error: 0.0,
                 precision_error: 0.0,
                 reserved: [0; 2],
+            });
+            // The one speed a bake records for a looping animation: root motion, else the
+            // `speed` parameter, else the measured one.
+            let root = a
+                .root_motion
+                .map(|[x, z]| (x * x + z * z).sqrt() / a.duration);
+            b.push_anim_facts(&AnimFacts {
+                ground_speed: root.or(a.speed).or(a.ground_speed).filter(|_| a.looping),
+                ..AnimFacts::default()
             });
         }
         for lod in 0..levels {

@@ -1,6 +1,7 @@
 //! Assembling a baked `.throng` file: tables of records, strings, mesh and texel data, then
 //! the container (docs/FORMAT.md). The baker fills a [`Builder`]; [`Builder::write`] puts it
-//! on disk atomically.
+//! on disk atomically. Files are written as format 1.1: the 1.0 tables plus each joint's glTF
+//! node and each animation's ground speed, foot slide and source ([`AnimFacts`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -10,8 +11,9 @@ use super::container::Writer;
 use super::error::FormatError;
 use super::metadata::Metadata;
 use super::records::{
-    AnimRecord, BoundsRecord, CharacterRecord, EventRecord, ImageRecord, InfoRecord, JointRecord,
-    MeshRecord, MotionRecord, StrRef, TexelFormat, VertexRecord, kinds,
+    AnimExtRecord, AnimRecord, BoundsRecord, CharacterRecord, EventRecord, ImageRecord, InfoRecord,
+    JointRecord, MeshRecord, MotionRecord, NONE, ParamRecord, StrRef, TexelFormat, VertexRecord,
+    ext_flags, kinds,
 };
 
 /// Section alignment of record tables, bytes (the largest field is 8 bytes).
@@ -37,6 +39,50 @@ impl TexelChunk {
     }
 }
 
+/// Where a baked animation came from (format 1.1).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum AnimSource {
+    /// Not known, or made by throng itself (a procedural clip): nothing is recorded.
+    #[default]
+    Unknown,
+    /// A clip made from these glTF animations (indices into the glTF file's `animations`;
+    /// several when throng merged unnamed animations into one clip).
+    Clip(Vec<u32>),
+    /// A state of the character's state machine.
+    State {
+        /// Its index among the character's states (sorted by name, as the machine holds them).
+        state: u32,
+        /// Every parameter of the machine with the value it was baked at (bools and triggers:
+        /// 0 or 1).
+        params: Vec<(String, f32)>,
+    },
+}
+
+/// What format 1.1 records about an animation besides its [`AnimRecord`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AnimFacts {
+    /// Ground speed, model units per second (metres per second for a glTF model at recipe
+    /// scale 1), >= 0; `None` when unknown.
+    pub ground_speed: Option<f32>,
+    /// Residual slip of the planted foot when an agent moves at `ground_speed`, model units per
+    /// second, >= 0; `None` when not measured.
+    pub foot_slide: Option<f32>,
+    /// Where it came from.
+    pub source: AnimSource,
+}
+
+/// The record of an animation of which nothing is known (its ranges are set where it goes).
+const NO_FACTS: AnimExtRecord = AnimExtRecord {
+    flags: 0,
+    ground_speed: 0.0,
+    foot_slide: 0.0,
+    state: NONE,
+    first_source: 0,
+    source_count: 0,
+    first_param: 0,
+    param_count: 0,
+};
+
 /// The contents of a baked file, table by table. Indices between tables are as documented on
 /// the record types; [`crate::format::ThrongFile`] checks them all when reading.
 #[derive(Debug)]
@@ -47,8 +93,18 @@ pub struct Builder {
     pub characters: Vec<CharacterRecord>,
     /// Joints of all characters, character by character.
     pub joints: Vec<JointRecord>,
+    /// The glTF node index of each joint, in the order of `joints` ([`NONE`] for a joint
+    /// without one); joints past its end are written without a node.
+    pub joint_nodes: Vec<u32>,
     /// Animations of all characters, character by character.
     pub anims: Vec<AnimRecord>,
+    /// Format 1.1 facts of each animation, in the order of `anims` (filled by
+    /// [`Builder::push_anim_facts`]); animations past its end are written with nothing known.
+    pub anim_ext: Vec<AnimExtRecord>,
+    /// glTF animation indices of clips, ranges of them named by `anim_ext`.
+    pub anim_sources: Vec<u32>,
+    /// Parameter values of states, ranges of them named by `anim_ext`.
+    pub params: Vec<ParamRecord>,
     /// Events of all animations, animation by animation.
     pub events: Vec<EventRecord>,
     /// Root motion frames.
@@ -81,7 +137,11 @@ impl Builder {
             interned: HashMap::new(),
             characters: Vec::new(),
             joints: Vec::new(),
+            joint_nodes: Vec::new(),
             anims: Vec::new(),
+            anim_ext: Vec::new(),
+            anim_sources: Vec::new(),
+            params: Vec::new(),
             events: Vec::new(),
             motion: Vec::new(),
             bounds: Vec::new(),
@@ -114,6 +174,44 @@ impl Builder {
         self.strings.extend_from_slice(s.as_bytes());
         self.interned.insert(s.to_string(), r);
         r
+    }
+
+    /// Records `facts` for the next animation without them (animation `anim_ext.len()`),
+    /// storing its source's glTF indices and parameter names.
+    pub fn push_anim_facts(&mut self, facts: &AnimFacts) {
+        // Ranges follow each other in animation order, so each starts where the tables end.
+        let mut r = AnimExtRecord {
+            first_source: self.anim_sources.len() as u32,
+            first_param: self.params.len() as u32,
+            ..NO_FACTS
+        };
+        if let Some(v) = facts.ground_speed {
+            r.flags |= ext_flags::GROUND_SPEED;
+            r.ground_speed = v;
+        }
+        if let Some(v) = facts.foot_slide {
+            r.flags |= ext_flags::FOOT_SLIDE;
+            r.foot_slide = v;
+        }
+        match &facts.source {
+            AnimSource::Unknown => {}
+            AnimSource::Clip(indices) => {
+                r.source_count = indices.len() as u32;
+                self.anim_sources.extend_from_slice(indices);
+            }
+            AnimSource::State { state, params } => {
+                r.state = *state;
+                r.param_count = params.len() as u32;
+                for (name, value) in params {
+                    let name = self.string(name);
+                    self.params.push(ParamRecord {
+                        name,
+                        value: *value,
+                    });
+                }
+            }
+        }
+        self.anim_ext.push(r);
     }
 
     /// Texels stored so far.
@@ -174,6 +272,39 @@ impl Builder {
         fits("INDX", self.indices.len())?;
         fits("MOTN", self.motion.len())?;
         fits("BNDS", self.bounds.len())?;
+        fits("AGLT", self.anim_sources.len())?;
+        fits("APRM", self.params.len())?;
+        let too_many = |kind: &str, n: usize, of: &str, m: usize| FormatError::BadSection {
+            kind: kind.into(),
+            what: format!("{n} entries for {m} {of}"),
+        };
+        if self.joint_nodes.len() > self.joints.len() {
+            return Err(too_many(
+                "JNOD",
+                self.joint_nodes.len(),
+                "joints",
+                self.joints.len(),
+            ));
+        }
+        if self.anim_ext.len() > self.anims.len() {
+            return Err(too_many(
+                "AEXT",
+                self.anim_ext.len(),
+                "animations",
+                self.anims.len(),
+            ));
+        }
+        let mut joint_nodes = self.joint_nodes.clone();
+        joint_nodes.resize(self.joints.len(), NONE);
+        let mut anim_ext = self.anim_ext.clone();
+        anim_ext.resize(
+            self.anims.len(),
+            AnimExtRecord {
+                first_source: self.anim_sources.len() as u32,
+                first_param: self.params.len() as u32,
+                ..NO_FACTS
+            },
+        );
         let info = InfoRecord {
             texel_format: self.format.code(),
             max_joints: self
@@ -200,9 +331,29 @@ impl Builder {
                 bytemuck::cast_slice::<_, u8>(&self.joints),
             )?
             .add(
+                kinds::JNOD,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&joint_nodes).to_vec(),
+            )?
+            .add(
                 kinds::ANIM,
                 TABLE_ALIGN,
                 bytemuck::cast_slice::<_, u8>(&self.anims),
+            )?
+            .add(
+                kinds::AEXT,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&anim_ext).to_vec(),
+            )?
+            .add(
+                kinds::AGLT,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.anim_sources),
+            )?
+            .add(
+                kinds::APRM,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&self.params),
             )?
             .add(
                 kinds::EVNT,

@@ -3,7 +3,9 @@
 //! `crate::atomic`) and a validating memory-mapped reader. The baked layer on top: fixed-size
 //! record tables (`records`), bake metadata (`metadata`), a [`Builder`] the baker fills, and
 //! [`ThrongFile`] (`reader`), which checks every table (`validate`) before handing out typed,
-//! in-place views ([`Texels`]). The shared constants [`TEXELS_PER_MATRIX`] and
+//! in-place views ([`Texels`]). This build writes format 1.1 ([`VERSION_MINOR`]), which adds
+//! each joint's glTF node and each animation's ground speed, foot slide and source
+//! ([`AnimFacts`]) in four new sections, and reads 1.0 files too. The shared constants [`TEXELS_PER_MATRIX`] and
 //! [`MAX_JOINTS`] live in `records`.
 
 mod builder;
@@ -15,7 +17,7 @@ pub mod records;
 mod texels;
 mod validate;
 
-pub use builder::Builder;
+pub use builder::{AnimFacts, AnimSource, Builder};
 pub use container::{
     Container, ENTRY_SIZE, HEADER_SIZE, Kind, MAGIC, MAX_ALIGN, Section, VERSION_MAJOR,
     VERSION_MINOR, Writer,

@@ -2,7 +2,9 @@
 //! then every one is validated (`validate`: every count, range, index, string and float)
 //! before anything is handed out, so users of [`ThrongFile`] can index without checks. Small
 //! tables are copied out; vertex, index, pixel and texel data stay in the mapped file
-//! (zero-copy).
+//! (zero-copy). A file of format 1.1 or later also has the 1.1 tables (each joint's glTF node,
+//! each animation's ground speed, foot slide and source), checked the same way; in a 1.0 file
+//! they read as absent.
 
 use std::path::Path;
 
@@ -12,12 +14,12 @@ use super::container::{Container, Kind};
 use super::error::FormatError;
 use super::metadata::Metadata;
 use super::records::{
-    AnimRecord, BoundsRecord, CharacterRecord, EventRecord, ImageRecord, InfoRecord, JointRecord,
-    MeshRecord, MotionRecord, StrRef, TEXELS_PER_MATRIX, TexelFormat, VertexRecord, anim_flags,
-    kinds,
+    AnimExtRecord, AnimRecord, BoundsRecord, CharacterRecord, EventRecord, ImageRecord, InfoRecord,
+    JointRecord, MeshRecord, MotionRecord, NONE, ParamRecord, StrRef, TEXELS_PER_MATRIX,
+    TexelFormat, VertexRecord, anim_flags, ext_flags, kinds,
 };
 use super::texels::Texels;
-use super::validate::{self, Tables};
+use super::validate::{self, Ext, Tables};
 
 /// A validated baked file.
 pub struct ThrongFile {
@@ -33,6 +35,11 @@ pub struct ThrongFile {
     meshes: Vec<MeshRecord>,
     images: Vec<ImageRecord>,
     metadata: Metadata,
+    /// Format 1.1 tables; all empty for a 1.0 file.
+    joint_nodes: Vec<u32>,
+    anim_ext: Vec<AnimExtRecord>,
+    sources: Vec<u32>,
+    params: Vec<ParamRecord>,
 }
 
 /// Copies the records of a table section out (the section may be unaligned in memory).
@@ -179,6 +186,25 @@ impl ThrongFile {
         validate::motion(&motion, &bad)?;
         validate::images(&images, pixels, &bad)?;
         let metadata = validate::metadata(section(&c, kinds::META, &bad)?, &bad)?;
+        // Format 1.0 does not define these kinds: a 1.0 file's sections of them are skipped.
+        let (joint_nodes, anim_ext, sources, params) = if c.version().1 >= 1 {
+            let x = (
+                table::<u32>(&c, kinds::JNOD, "JNOD", &bad)?,
+                table::<AnimExtRecord>(&c, kinds::AEXT, "AEXT", &bad)?,
+                table::<u32>(&c, kinds::AGLT, "AGLT", &bad)?,
+                table::<ParamRecord>(&c, kinds::APRM, "APRM", &bad)?,
+            );
+            let ext = Ext {
+                joint_nodes: &x.0,
+                anim_ext: &x.1,
+                sources: &x.2,
+                params: &x.3,
+            };
+            validate::ext(&tables, &ext, &bad)?;
+            x
+        } else {
+            Default::default()
+        };
         Ok(Self {
             container: c,
             info,
@@ -192,6 +218,10 @@ impl ThrongFile {
             meshes,
             images,
             metadata,
+            joint_nodes,
+            anim_ext,
+            sources,
+            params,
         })
     }
 
@@ -268,6 +298,57 @@ impl ThrongFile {
     /// Bake metadata.
     pub fn metadata(&self) -> &Metadata {
         &self.metadata
+    }
+
+    /// The glTF node index of joint `joint` (an index into [`ThrongFile::joints`]); `None`
+    /// for a joint without one, and for every joint of a format 1.0 file.
+    pub fn joint_node(&self, joint: usize) -> Option<u32> {
+        self.joint_nodes.get(joint).copied().filter(|n| *n != NONE)
+    }
+
+    /// The format 1.1 record of animation `anim` (an index into [`ThrongFile::anims`]);
+    /// `None` for a format 1.0 file, which records none of it.
+    pub fn anim_ext(&self, anim: usize) -> Option<&AnimExtRecord> {
+        self.anim_ext.get(anim)
+    }
+
+    /// The recorded ground speed of animation `anim`, model units per second (>= 0); `None`
+    /// when unknown or not recorded (format 1.0).
+    pub fn ground_speed(&self, anim: usize) -> Option<f32> {
+        let e = self.anim_ext(anim)?;
+        (e.flags & ext_flags::GROUND_SPEED != 0).then_some(e.ground_speed)
+    }
+
+    /// The recorded foot slide of animation `anim` at its ground speed, model units per
+    /// second (>= 0); `None` when not measured or not recorded (format 1.0).
+    pub fn foot_slide(&self, anim: usize) -> Option<f32> {
+        let e = self.anim_ext(anim)?;
+        (e.flags & ext_flags::FOOT_SLIDE != 0).then_some(e.foot_slide)
+    }
+
+    /// The glTF animation indices clip `anim` was made from (empty for a state, an unknown or
+    /// procedural source, or a format 1.0 file).
+    pub fn clip_sources(&self, anim: usize) -> &[u32] {
+        self.anim_ext(anim)
+            .and_then(|e| {
+                let first = e.first_source as usize;
+                self.sources.get(first..first + e.source_count as usize)
+            })
+            .unwrap_or(&[])
+    }
+
+    /// For a state: its index among its character's states, and every parameter value it was
+    /// baked at (names through [`ThrongFile::str`]); `None` for a clip, a state whose source is
+    /// unknown, or a format 1.0 file.
+    pub fn state_source(&self, anim: usize) -> Option<(u32, &[ParamRecord])> {
+        let e = self.anim_ext(anim).filter(|e| e.state != NONE)?;
+        let first = e.first_param as usize;
+        Some((
+            e.state,
+            self.params
+                .get(first..first + e.param_count as usize)
+                .unwrap_or(&[]),
+        ))
     }
 
     /// All vertices, in place.

@@ -39,6 +39,16 @@ pub mod kinds {
     pub const TEXL: Kind = *b"TEXL";
     /// Bake metadata, UTF-8 JSON.
     pub const META: Kind = *b"META";
+    /// Format 1.1: the glTF node of each joint, one `u32` per `JOIN` record ([`super::NONE`]
+    /// for none).
+    pub const JNOD: Kind = *b"JNOD";
+    /// Format 1.1: [`super::AnimExtRecord`] per `ANIM` record: ground speed, foot slide and
+    /// source.
+    pub const AEXT: Kind = *b"AEXT";
+    /// Format 1.1: `u32` glTF animation indices that clips came from.
+    pub const AGLT: Kind = *b"AGLT";
+    /// Format 1.1: [`super::ParamRecord`]s, the parameter values states were baked at.
+    pub const APRM: Kind = *b"APRM";
 }
 
 /// Texels per joint matrix in the bone-matrix texture: the three rows of the affine 3×4
@@ -228,6 +238,53 @@ pub struct AnimRecord {
     pub reserved: [u32; 2],
 }
 
+/// [`AnimExtRecord::flags`] bits.
+pub mod ext_flags {
+    /// `ground_speed` holds a value; without it the speed is unknown (and the field is 0).
+    pub const GROUND_SPEED: u32 = 1;
+    /// `foot_slide` holds a value; without it the slip was not measured (and the field is 0).
+    pub const FOOT_SLIDE: u32 = 2;
+}
+
+/// Format 1.1: what format 1.0's [`AnimRecord`] lacks, one per animation, in the same order
+/// (32 bytes): how fast it moves over the ground, how much its planted feet slip at that speed,
+/// and where it came from.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct AnimExtRecord {
+    /// [`ext_flags`]: which of the two speeds are present.
+    pub flags: u32,
+    /// Ground speed, model units per second (metres per second for a glTF model at recipe
+    /// scale 1), finite and >= 0 when [`ext_flags::GROUND_SPEED`] is set.
+    pub ground_speed: f32,
+    /// Residual slip of the planted foot when an agent moves at `ground_speed`, model units per
+    /// second, finite and >= 0 when [`ext_flags::FOOT_SLIDE`] is set.
+    pub foot_slide: f32,
+    /// For a state: its index among its character's states (the character file's
+    /// `[states.NAME]` tables sorted by name). [`NONE`] for a clip.
+    pub state: u32,
+    /// For a clip: its first glTF animation index in `AGLT` (0 when `source_count` is 0).
+    pub first_source: u32,
+    /// The number of glTF animations the clip was made from (0 for a state, and for a clip
+    /// whose source is unknown or procedural).
+    pub source_count: u32,
+    /// For a state: its first parameter value in `APRM` (0 when `param_count` is 0).
+    pub first_param: u32,
+    /// The number of parameters the state was baked at (every parameter of its character's
+    /// state machine; 0 for a clip).
+    pub param_count: u32,
+}
+
+/// Format 1.1: one parameter value a state was baked at (12 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ParamRecord {
+    /// The parameter's name.
+    pub name: StrRef,
+    /// Its value (bools and triggers: 0 or 1), finite.
+    pub value: f32,
+}
+
 /// An event marker (16 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -350,5 +407,7 @@ mod tests {
         assert_eq!(size_of::<MeshRecord>(), 80);
         assert_eq!(size_of::<VertexRecord>(), 56);
         assert_eq!(size_of::<ImageRecord>(), 16);
+        assert_eq!(size_of::<AnimExtRecord>(), 32);
+        assert_eq!(size_of::<ParamRecord>(), 12);
     }
 }

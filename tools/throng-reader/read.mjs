@@ -2,7 +2,7 @@
 // throng's Rust sources), to show that the specification is enough to read a bake.
 //
 // - readThrong(buffer, name): applies every container rule (1-6) and every baked-layer rule
-//   (1-34) of docs/FORMAT.md, throwing a ThrongFormatError that names the failed rule, and
+//   (1-34, and 35-39 for format 1.1 and later) of docs/FORMAT.md, throwing a ThrongFormatError that names the failed rule, and
 //   returns a plain object with everything the file holds.
 // - inspect(buffer, name): the JSON value that `throng inspect FILE.throng --json` prints.
 // - texelMatrix(file, anim, frame, joint): the 12 stored values (rows 0..2) of one joint's
@@ -76,6 +76,11 @@ const BAKED_SECTIONS = [
 const RECORD_SIZE = {
   CHAR: 48, JOIN: 80, ANIM: 96, EVNT: 16, MOTN: 12, BNDS: 24, MESH: 80, IMAG: 16,
 };
+// Format 1.1's sections (skipped in a 1.0 file) and their record sizes.
+const SECTIONS_1_1 = ['JNOD', 'AEXT', 'AGLT', 'APRM'];
+const RECORD_SIZE_1_1 = { JNOD: 4, AEXT: 32, AGLT: 4, APRM: 12 };
+const EXT_GROUND_SPEED = 1;
+const EXT_FOOT_SLIDE = 2;
 const TEXEL_FORMATS = { 1: { name: 'rgba32f', size: 16 }, 2: { name: 'rgba16f', size: 8 } };
 
 const ANIM_LOOPING = 1;
@@ -540,6 +545,73 @@ function readBaked(bytes, name, container) {
     fail(34, 'META', e.message);
   }
 
+  // Format 1.1: rules 35-39, only in a file of minor version 1 or later.
+  const joints = characters.flatMap((ch) => ch.joints);
+  for (const j of joints) j.node = null;
+  for (const a of anims) Object.assign(a, { groundSpeed: null, footSlide: null, source: null });
+  if (container.version.minor >= 1) {
+    const missing11 = SECTIONS_1_1.filter((k) => !byKind.has(k));
+    if (missing11.length) fail(35, '1.1 sections', `missing section(s) ${missing11.join(', ')}`);
+    const x = Object.fromEntries(SECTIONS_1_1.map((k) => [k, byKind.get(k)]));
+    const n = {};
+    for (const [kind, size] of Object.entries(RECORD_SIZE_1_1)) {
+      if (x[kind].size % size !== 0) fail(35, '1.1 sections', `${kind} is ${x[kind].size} bytes, not a multiple of its ${size}-byte records`);
+      n[kind] = x[kind].size / size;
+    }
+    if (n.JNOD !== count.JOIN) fail(35, '1.1 sections', `JNOD has ${n.JNOD} records, JOIN ${count.JOIN}`);
+    if (n.AEXT !== count.ANIM) fail(35, '1.1 sections', `AEXT has ${n.AEXT} records, ANIM ${count.ANIM}`);
+    joints.forEach((j, i) => {
+      const node = u32(x.JNOD.offset + 4 * i);
+      j.node = node === NONE ? null : node;
+    });
+    let S = 0;
+    let P = 0;
+    for (const a of anims) {
+      const at = x.AEXT.offset + 32 * a.index;
+      const aw = `animation ${a.index} (AEXT record ${a.index})`;
+      const e = {
+        flags: u32(at),
+        groundSpeed: f32(at + 4),
+        footSlide: f32(at + 8),
+        state: u32(at + 12),
+        firstSource: u32(at + 16),
+        sourceCount: u32(at + 20),
+        firstParam: u32(at + 24),
+        paramCount: u32(at + 28),
+      };
+      if ((e.flags & ~3) !== 0) fail(36, '1.1 speeds', `${aw}: flags ${hex(e.flags)} has bits other than 1 and 2`);
+      const has = (bit) => (e.flags & bit) !== 0;
+      if (has(EXT_GROUND_SPEED) && !(finite(e.groundSpeed) && e.groundSpeed >= 0)) fail(36, '1.1 speeds', `${aw}: ground_speed ${e.groundSpeed} is not finite and >= 0`);
+      if (has(EXT_FOOT_SLIDE) && !(finite(e.footSlide) && e.footSlide >= 0)) fail(36, '1.1 speeds', `${aw}: foot_slide ${e.footSlide} is not finite and >= 0`);
+      if (a.kind === 0 && (e.state !== NONE || e.paramCount !== 0)) fail(37, '1.1 source kind', `${aw}: a clip with state ${e.state} and ${e.paramCount} parameters`);
+      if (a.kind === 1 && e.sourceCount !== 0) fail(37, '1.1 source kind', `${aw}: a state with ${e.sourceCount} glTF animations`);
+      if (e.firstSource !== S) fail(38, '1.1 ranges', `${aw}: first_source is ${e.firstSource}, expected ${S}`);
+      if (e.firstParam !== P) fail(38, '1.1 ranges', `${aw}: first_param is ${e.firstParam}, expected ${P}`);
+      if (e.firstParam + e.paramCount > n.APRM) fail(38, '1.1 ranges', `${aw}: parameters ${e.firstParam} + ${e.paramCount} exceed the ${n.APRM} APRM records`);
+      S += e.sourceCount;
+      P += e.paramCount;
+      const params = [];
+      for (let k = e.firstParam; k < e.firstParam + e.paramCount; k++) {
+        const pa = x.APRM.offset + 12 * k;
+        const name = str(pa, `${aw} parameter ${k} name`);
+        const value = f32(pa + 8);
+        if (!finite(value)) fail(39, '1.1 parameters', `${aw} parameter ${k}: value ${value} is not finite`);
+        params.push({ name, value });
+      }
+      a.groundSpeed = has(EXT_GROUND_SPEED) ? e.groundSpeed : null;
+      a.footSlide = has(EXT_FOOT_SLIDE) ? e.footSlide : null;
+      if (e.state !== NONE) {
+        a.source = { state: e.state, params };
+      } else if (e.sourceCount > 0 && S <= n.AGLT) {
+        const gltf = [];
+        for (let k = e.firstSource; k < e.firstSource + e.sourceCount; k++) gltf.push(u32(x.AGLT.offset + 4 * k));
+        a.source = { gltfAnimations: gltf };
+      }
+    }
+    if (S !== n.AGLT) fail(38, '1.1 ranges', `the animations have ${S} glTF animation indices, AGLT has ${n.AGLT} records`);
+    if (P !== n.APRM) fail(38, '1.1 ranges', `the animations have ${P} parameters, APRM has ${n.APRM} records`);
+  }
+
   return {
     name,
     version: container.version,
@@ -569,8 +641,8 @@ function readBounds(dv, at) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// META: a strict JSON parser (RFC 8259) that keeps duplicate keys and number tokens, so that
-// "every key present once" and "a non-negative integer up to 2^64 - 1" can be checked.
+// META: a strict JSON parser (RFC 8259) that refuses an object naming a key twice, at any depth,
+// and keeps number tokens, so that "a non-negative integer up to 2^64 - 1" can be checked.
 
 class MetaError extends Error {}
 
@@ -607,6 +679,8 @@ function parseMeta(raw) {
         ws();
         if (text[i] !== '"') err('expected a key');
         const key = string();
+        // No object may name a key twice (docs/FORMAT.md, META): which value is meant?
+        if (entries.some(([k]) => k === key)) throw new MetaError(`META names the key "${key}" twice in one object`);
         ws();
         if (text[i] !== ':') err("expected ':'");
         i++;
@@ -793,7 +867,7 @@ export function inspect(buffer, name = 'file') {
     characters: f.characters.map((c) => ({
       name: c.name,
       height: f32Json(c.height),
-      joints: c.joints.map((j) => ({ name: j.name, parent: j.parent < 0 ? null : j.parent })),
+      joints: c.joints.map((j) => ({ name: j.name, parent: j.parent < 0 ? null : j.parent, node: j.node })),
       anims: c.anims.map((a) => {
         const out = { name: a.name, kind: a.kind === 0 ? 'clip' : 'state' };
         if (a.param !== '') {
@@ -810,6 +884,12 @@ export function inspect(buffer, name = 'file') {
           precision_error: f32Json(a.precisionError),
         });
         if (a.rootMotion) out.cycle_motion = a.cycleMotion.map(f32Json);
+        out.ground_speed = a.groundSpeed === null ? null : f32Json(a.groundSpeed);
+        out.foot_slide = a.footSlide === null ? null : f32Json(a.footSlide);
+        if (a.source === null) out.source = null;
+        else if ('state' in a.source) {
+          out.source = { state: a.source.state, params: a.source.params.map((p) => ({ name: p.name, value: f32Json(p.value) })) };
+        } else out.source = { gltf_animations: a.source.gltfAnimations };
         out.events = a.events.map((e) => ({ name: e.name, time: f32Json(e.time) }));
         // The union of the per-frame boxes: the box that holds the animation at every frame.
         const min = [Infinity, Infinity, Infinity];

@@ -1,5 +1,6 @@
-// Tests of the independent reader on the committed fixture tests/fixtures/format-1.0.throng:
-// it reads; every flipped byte and every truncation is refused; hand edits with their
+// Tests of the independent reader on the committed fixtures tests/fixtures/format-1.0.throng
+// and format-1.1.throng: they read (1.0 without and 1.1 with joint nodes, ground speeds and
+// sources); every flipped byte and every truncation is refused; hand edits with their
 // checksums recomputed are refused by the rule they break; and files re-laid out by the
 // spec's writing rules (unknown sections, other orders, a newer minor) still read.
 import { test } from 'node:test';
@@ -13,6 +14,8 @@ import { crc32, f16ToNumber, inspect, readThrong, texelMatrix, ThrongFormatError
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const FIXTURE = join(repo, 'tests/fixtures/format-1.0.throng');
 const fixture = () => new Uint8Array(readFileSync(FIXTURE));
+const FIXTURE_1_1 = join(repo, 'tests/fixtures/format-1.1.throng');
+const fixture11 = () => new Uint8Array(readFileSync(FIXTURE_1_1));
 
 /** Asserts that reading `bytes` throws a ThrongFormatError of `rule` (e.g. "baked 12"). */
 function refused(bytes, rule, what = rule) {
@@ -36,11 +39,11 @@ function fixCrcs(bytes) {
   return bytes;
 }
 
-/** A copy of the fixture with `edit(dataView, sections by kind)` applied and CRCs recomputed. */
-function edited(edit) {
-  const bytes = fixture();
+/** A copy of a fixture (1.0 unless `of` says) with `edit(dataView, sections by kind)` applied and CRCs recomputed. */
+function edited(edit, of = fixture) {
+  const bytes = of();
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const sec = Object.fromEntries(readThrong(fixture()).sections.map((s) => [s.kind, s]));
+  const sec = Object.fromEntries(readThrong(of()).sections.map((s) => [s.kind, s]));
   edit(dv, sec, bytes);
   return fixCrcs(bytes);
 }
@@ -77,9 +80,9 @@ function layOut(sections, { major = 1, minor = 0 } = {}) {
   return fixCrcs(bytes);
 }
 
-/** The fixture's sections with their data, in table order. */
-function fixtureSections() {
-  const bytes = fixture();
+/** A fixture's sections (1.0 unless `of` says) with their data, in table order. */
+function fixtureSections(of = fixture) {
+  const bytes = of();
   return readThrong(bytes).sections.map((s) => ({
     kind: s.kind,
     align: s.align,
@@ -145,6 +148,64 @@ test('the committed fixture reads', () => {
   assert.deepEqual(shown.characters[0].anims[0].bounds, [[0, 1, 0], [1, 2, 0]]);
   assert.ok(!('param' in shown.characters[0].anims[0]));
   assert.ok(!('image' in shown.characters[0].meshes[0]));
+  // Format 1.0 records no node, speed or source.
+  assert.ok(c.joints.every((j) => j.node === null));
+  assert.ok(c.anims.every((a) => a.groundSpeed === null && a.footSlide === null && a.source === null));
+  assert.deepEqual(shown.characters[0].anims[0].source, null);
+});
+
+test('the committed 1.1 fixture reads, with joint nodes, ground speeds and sources', () => {
+  const f = readThrong(fixture11(), 'format-1.1.throng');
+  assert.deepEqual(f.version, { major: 1, minor: 1 });
+  assert.deepEqual(
+    f.sections.map((s) => s.kind),
+    ['INFO', 'STRS', 'CHAR', 'JOIN', 'JNOD', 'ANIM', 'AEXT', 'AGLT', 'APRM', 'EVNT', 'MOTN', 'BNDS', 'MESH', 'IMAG', 'META', 'VERT', 'INDX', 'PIXL', 'TEXL'],
+  );
+  const c = f.characters[0];
+  // Nodes 1 and 2 of the source glTF (node 0 holds the mesh).
+  assert.deepEqual(c.joints.map((j) => [j.name, j.node]), [['root', 1], ['child', 2]]);
+  // Ground speed from root motion: 2 m per 1 s cycle; the state plays it at paces 1 and 2.
+  // f32 root motion sampled at 4 frames/s: within 1e-4 m/s.
+  const speeds = c.anims.map((a) => a.groundSpeed);
+  [2, 2, 4].forEach((want, i) => assert.ok(Math.abs(speeds[i] - want) < 1e-4, `${speeds}`));
+  assert.ok(c.anims.every((a) => a.footSlide === null));
+  // The clip's glTF source is not recorded by this build; the states' are.
+  assert.equal(c.anims[0].source, null);
+  assert.deepEqual(c.anims[1].source, { state: 0, params: [{ name: 'pace', value: 1 }] });
+  assert.deepEqual(c.anims[2].source, { state: 0, params: [{ name: 'pace', value: 2 }] });
+  const shown = inspect(fixture11(), 'fx');
+  assert.equal(shown.version, '1.1');
+  assert.deepEqual(shown.characters[0].joints[1], { name: 'child', parent: 0, node: 2 });
+  assert.equal(shown.characters[0].anims[0].foot_slide, null);
+  assert.deepEqual(shown.characters[0].anims[2].source, { state: 0, params: [{ name: 'pace', value: 2 }] });
+  // Relabelled 1.0, the 1.1 sections are skipped: nothing of them is read.
+  const old = inspect(edited((dv) => dv.setUint16(10, 0, true), fixture11), 'fx');
+  assert.ok(old.characters[0].anims.every((a) => a.ground_speed === null && a.source === null));
+  assert.ok(old.characters[0].joints.every((j) => j.node === null));
+});
+
+// One edit of the 1.1 fixture per 1.1 rule, CRCs recomputed, each refused by the rule it breaks.
+const RULE_EDITS_1_1 = [
+  ['baked 35', (dv, sec, b) => b.set(Buffer.from('JNOX'), 64 + 32 * 4)], // no JNOD
+  ['baked 35', (dv) => dv.setBigUint64(64 + 32 * 4 + 16, 4n, true)], // JNOD: 1 node for 2 joints
+  ['baked 35', (dv) => dv.setBigUint64(64 + 32 * 6 + 16, 95n, true)], // AEXT not whole records
+  ['baked 36', (dv, sec) => dv.setUint32(sec.AEXT.offset, 4, true)], // unknown flag
+  ['baked 36', (dv, sec) => dv.setFloat32(sec.AEXT.offset + 4, NaN, true)], // ground speed NaN
+  ['baked 36', (dv, sec) => { // foot slide present and negative
+    dv.setUint32(sec.AEXT.offset + 32, 3, true);
+    dv.setFloat32(sec.AEXT.offset + 32 + 8, -1, true);
+  }],
+  ['baked 37', (dv, sec) => dv.setUint32(sec.AEXT.offset + 12, 0, true)], // a clip with a state
+  ['baked 37', (dv, sec) => dv.setUint32(sec.AEXT.offset + 32 + 20, 1, true)], // a state with glTF sources
+  ['baked 38', (dv, sec) => dv.setUint32(sec.AEXT.offset + 2 * 32 + 24, 0, true)], // params not in order
+  ['baked 38', (dv, sec) => dv.setUint32(sec.AEXT.offset + 2 * 32 + 28, 9, true)], // past APRM
+  ['baked 38', (dv, sec) => dv.setUint32(sec.AEXT.offset + 2 * 32 + 28, 0, true)], // an APRM record left over
+  ['baked 7', (dv, sec) => dv.setUint32(sec.APRM.offset, 0xffff, true)], // parameter name past STRS
+  ['baked 39', (dv, sec) => dv.setFloat32(sec.APRM.offset + 12 + 8, Infinity, true)],
+];
+
+test('each 1.1 reading rule refuses the edit that breaks it', () => {
+  for (const [rule, edit] of RULE_EDITS_1_1) refused(edited(edit, fixture11), rule, `${rule}: ${edit}`);
 });
 
 test('laying the fixture out again by the spec gives the same bytes', () => {
@@ -156,18 +217,21 @@ test('unknown section kinds, another section order and a newer minor are accepte
   const sections = fixtureSections();
   const extra = { kind: 'ZZ~!', align: 64, data: new Uint8Array([1, 2, 3]) };
   const variants = [
-    layOut([...sections, extra]),
-    layOut([extra, ...sections.slice().reverse()]),
-    layOut(sections, { minor: 7 }),
+    [layOut([...sections, extra]), expected],
+    [layOut([extra, ...sections.slice().reverse()]), expected],
+    // A newer minor than 1.1 must hold 1.1's sections: the 1.1 fixture's.
+    [layOut([...fixtureSections(fixture11), extra], { minor: 7 }), inspect(fixture11(), 'f')],
   ];
-  for (const v of variants) {
+  for (const [v, want] of variants) {
     const got = inspect(v, 'f');
     // Only the section list and version may differ.
     for (const key of ['characters', 'images', 'metadata', 'texel_count', 'texel_format', 'max_joints']) {
-      assert.deepEqual(got[key], expected[key], key);
+      assert.deepEqual(got[key], want[key], key);
     }
   }
-  assert.equal(inspect(variants[2], 'f').version, '1.7');
+  assert.equal(inspect(variants[2][0], 'f').version, '1.7');
+  // The 1.0 fixture's sections under a minor of 1 or more lack 1.1's: refused.
+  refused(layOut(sections, { minor: 1 }), 'baked 35');
   // Non-zero flags and reserved fields are ignored.
   const flagged = edited((dv, sec) => {
     dv.setUint32(12, 0xffffffff, true); // header flags
@@ -330,7 +394,7 @@ function withMeta(text) {
   return layOut(fixtureSections().map((s) => (s.kind === 'META' ? { ...s, data: Buffer.from(text) } : s)));
 }
 
-test('META: every key once with its type, unknown keys ignored', () => {
+test('META: every key once with its type, unknown keys ignored, no key twice anywhere', () => {
   const meta = JSON.parse(Buffer.from(fixtureSections().find((s) => s.kind === 'META').data).toString());
   const text = (m) => JSON.stringify(m);
   assert.deepEqual(readThrong(withMeta(` \n${text(meta)}\t\r\n`)).metadata, meta);
@@ -347,6 +411,7 @@ test('META: every key once with its type, unknown keys ignored', () => {
     text({ ...meta, inputs: [{ ...meta.inputs[0], bytes: 1.5 }] }),
     text({ ...meta, inputs: [{ path: 'a', sha256: 'b' }] }),
     text(meta).replace(/}$/, ', "tool": "again"}'), // a key twice
+    text({ ...meta, extra: { a: 1 } }).replace('"a":1', '"a":1,"a":2'), // an unknown key twice, nested
     text(meta).replace(/"bytes":(\d+)/, '"bytes":18446744073709551616'), // 2^64
   ];
   for (const t of bad) refused(withMeta(t), 'baked 34', t.slice(0, 40));
@@ -365,8 +430,8 @@ test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that b
   }
   const bytes = new Uint8Array(readFileSync(path));
   const dv = new DataView(bytes.buffer, bytes.byteOffset);
-  if (dv.getUint32(24, true) !== 0xe3c36344) {
-    assert.ok(!required, `bake/mannequin.throng has content CRC ${dv.getUint32(24, true).toString(16)}, not the worked example's e3c36344: docs/FORMAT.md's example is stale`);
+  if (dv.getUint32(24, true) !== 0xc16cd936) {
+    assert.ok(!required, `bake/mannequin.throng has content CRC ${dv.getUint32(24, true).toString(16)}, not the worked example's c16cd936: docs/FORMAT.md's example is stale`);
     return t.skip('bake/mannequin.throng is another bake');
   }
   const f = readThrong(bytes, 'mannequin.throng');
@@ -375,6 +440,14 @@ test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that b
   assert.deepEqual([a.duration, a.fps], [2, 30]);
   assert.deepEqual([a.firstEvent, a.eventCount], [10, 6]);
   assert.deepEqual([a.events[0].name, a.events[0].time], ['foot_l', 0]);
+  // Format 1.1: the head's node, the state's ground speed and its parameter values.
+  assert.equal(f.characters[0].joints[4].name, 'head');
+  assert.equal(f.characters[0].joints[4].node, 5);
+  assert.deepEqual([Math.fround(1.2) === a.groundSpeed, a.footSlide], [true, null]);
+  assert.deepEqual(
+    [a.source.state, a.source.params.map((p) => [p.name, Number(p.value.toPrecision(5))])],
+    [0, [['speed', 1.2], ['stop', 0], ['wave', 0]]],
+  );
   const m = texelMatrix(f, 5, 2, 4).map((x) => Number(x.toPrecision(5)));
   assert.deepEqual(m, [0.97998, -0.11469, -0.1626, 0.15137, 0.10535, 0.99219, -0.065186, -0.087646, 0.16882, 0.046753, 0.98438, -0.071594]);
 });
