@@ -61,8 +61,8 @@ pub enum AnimSource {
 /// What format 1.1 records about an animation besides its [`AnimRecord`].
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AnimFacts {
-    /// Ground speed, model units per second (metres per second for a glTF model at recipe
-    /// scale 1), >= 0; `None` when unknown.
+    /// Ground speed, metres per second (lengths are in metres after the
+    /// character's size factor), >= 0; `None` when unknown.
     pub ground_speed: Option<f32>,
     /// Residual slip of the planted foot when an agent moves at `ground_speed`, model units per
     /// second, >= 0; `None` when not measured.

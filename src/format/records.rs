@@ -254,8 +254,8 @@ pub mod ext_flags {
 pub struct AnimExtRecord {
     /// [`ext_flags`]: which of the two speeds are present.
     pub flags: u32,
-    /// Ground speed, model units per second (metres per second for a glTF model at recipe
-    /// scale 1), finite and >= 0 when [`ext_flags::GROUND_SPEED`] is set.
+    /// Ground speed, metres per second (lengths are in metres after the
+    /// character's size factor), finite and >= 0 when [`ext_flags::GROUND_SPEED`] is set.
     pub ground_speed: f32,
     /// Residual slip of the planted foot when an agent moves at `ground_speed`, model units per
     /// second, finite and >= 0 when [`ext_flags::FOOT_SLIDE`] is set.
