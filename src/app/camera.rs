@@ -8,8 +8,9 @@ use glam::{Mat4, Vec2, Vec3};
 pub const FOV_Y: f32 = 0.75;
 
 /// The size of character the demo's spacing and framing were made for, metres: the
-/// mannequin's height.
-pub const REFERENCE_SIZE: f32 = 1.8;
+/// mannequin's, as [`super::scene::character_size`] measures it (its largest extent over its
+/// baked frames, 1.849 m with a hand raised), so that its crowd looks as it always did.
+pub const REFERENCE_SIZE: f32 = 1.85;
 
 /// `size` / [`REFERENCE_SIZE`], kept within [1e-3, 1e3] (and 1 for a size that is not a
 /// positive number) so that a degenerate bake cannot put the camera at zero or infinity.
@@ -58,7 +59,8 @@ impl OrbitCamera {
         let scale = size_scale(size);
         let half = half.max(2.0 * scale);
         Self {
-            target: Vec3::new(0.0, REFERENCE_SIZE * 0.55 * scale, half * 0.45),
+            // 1 m up (the mannequin's waist), 8 to 40 m away, for characters of the reference size.
+            target: Vec3::new(0.0, scale, half * 0.45),
             yaw: 0.0,
             pitch: 0.38,
             distance: (half * 0.4).clamp(8.0 * scale, 40.0 * scale),

@@ -31,8 +31,8 @@ pub enum BakeError {
         character: String,
         source: Box<ImportError>,
     },
-    /// LOD generation failed.
-    #[error("character '{character}', mesh '{mesh}': {source}")]
+    /// LOD generation failed (the message names the mesh where it is one mesh's fault).
+    #[error("character '{character}': {source}")]
     Lod {
         character: String,
         mesh: String,

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::baking::{cached_bake, default_bake};
 use super::render::{BackendArg, SkinningArg, parse_size};
@@ -130,8 +130,8 @@ pub(super) fn run(args: &Args) -> Result<()> {
         vsync: !args.no_vsync,
         hats: !args.no_hats,
     };
-    let scene = Scene::new(&options)
-        .with_context(|| format!("starting the demo with {}", options.bake.display()))?;
+    // No context added: the scene's errors name the bake (or the setting) themselves.
+    let scene = Scene::new(&options)?;
     let reason = if args.headless {
         "--headless was given".to_string()
     } else if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none()
