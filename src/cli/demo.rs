@@ -65,7 +65,7 @@ pub struct Args {
     /// Draw as fast as possible instead of waiting for the display's refresh.
     #[arg(long)]
     no_vsync: bool,
-    /// No hats on the characters' heads.
+    /// No hats (a hat goes on a joint named `head`, on characters that have one).
     #[arg(long)]
     no_hats: bool,
     /// Render the headless picture even where a window could open.
