@@ -6,7 +6,7 @@ fn main() -> ExitCode {
     match throng::cli::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", throng::cli::error_report(&err));
             ExitCode::FAILURE
         }
     }

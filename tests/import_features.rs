@@ -327,3 +327,40 @@ fn triangle_strips_become_triangle_lists() {
         assert!(m.warnings.is_empty(), "{:?}", m.warnings);
     }
 }
+
+#[test]
+fn each_clip_names_the_gltf_animations_it_came_from() {
+    use throng::import::MergeAnimations;
+    // Two named animations: one clip each, in file order, each from its own animation.
+    let mut j = common::one_channel_model(
+        "translation",
+        "LINEAR",
+        &[0.0, 1.0],
+        &[0.0, 1.0, 0.0, 0.0, 2.0, 0.0],
+    );
+    let mut second = j["animations"][0].clone();
+    second["name"] = json!("again");
+    j["animations"].as_array_mut().unwrap().push(second);
+    let m = import("clip-sources", &j);
+    assert_eq!(m.clip_sources, vec![vec![0], vec![1]]);
+    // A merged clip came from every animation it merged (CesiumMan: 19 unnamed animations,
+    // one per joint).
+    let Some(path) = common::shared_asset("CesiumMan.glb") else {
+        return;
+    };
+    let merged = load(&path, &ImportOptions::default()).unwrap();
+    assert_eq!(merged.clips.len(), 1);
+    assert_eq!(merged.clip_sources, vec![(0..19).collect::<Vec<_>>()]);
+    let apart = load(
+        &path,
+        &ImportOptions {
+            merge_animations: MergeAnimations::Never,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        apart.clip_sources,
+        (0..19).map(|i| vec![i]).collect::<Vec<_>>()
+    );
+}

@@ -7,6 +7,22 @@ use glam::{Mat4, Vec2, Vec3};
 /// Vertical field of view, radians.
 pub const FOV_Y: f32 = 0.75;
 
+/// The size of character the demo's spacing and framing were made for, metres: the
+/// mannequin's, as [`super::scene::character_size`] measures it (its largest extent over its
+/// baked frames, 1.849 m with a hand raised), so that its crowd looks as it always did.
+pub const REFERENCE_SIZE: f32 = 1.85;
+
+/// `size` / [`REFERENCE_SIZE`], kept within [1e-3, 1e3] (and 1 for a size that is not a
+/// positive number) so that a degenerate bake cannot put the camera at zero or infinity.
+pub fn size_scale(size: f32) -> f32 {
+    let s = size / REFERENCE_SIZE;
+    if s.is_finite() && s > 0.0 {
+        s.clamp(1e-3, 1e3)
+    } else {
+        1.0
+    }
+}
+
 /// An orbit camera.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OrbitCamera {
@@ -36,14 +52,18 @@ pub struct FlyKeys {
 impl OrbitCamera {
     /// A camera over the southern part of a square plaza of half-size `half` metres,
     /// looking north across it: the nearest agents in full detail, the plaza stretching away
-    /// through the coarser LOD levels.
-    pub fn overlooking(half: f32) -> Self {
-        let half = half.max(2.0);
+    /// through the coarser LOD levels. `size` is the size of the characters, metres (see
+    /// [`super::scene::character_size`]): the height it looks at and the range of its
+    /// distance scale with it, so a crowd of mice or of giants is framed as one of people.
+    pub fn overlooking(half: f32, size: f32) -> Self {
+        let scale = size_scale(size);
+        let half = half.max(2.0 * scale);
         Self {
-            target: Vec3::new(0.0, 1.0, half * 0.45),
+            // 1 m up (the mannequin's waist), 8 to 40 m away, for characters of the reference size.
+            target: Vec3::new(0.0, scale, half * 0.45),
             yaw: 0.0,
             pitch: 0.38,
-            distance: (half * 0.4).clamp(8.0, 40.0),
+            distance: (half * 0.4).clamp(8.0 * scale, 40.0 * scale),
         }
     }
 
@@ -104,7 +124,7 @@ mod tests {
 
     #[test]
     fn the_target_is_in_the_middle_of_the_picture() {
-        let c = OrbitCamera::overlooking(40.0);
+        let c = OrbitCamera::overlooking(40.0, REFERENCE_SIZE);
         let p = c.view_proj(16.0 / 9.0, 40.0) * c.target.extend(1.0);
         // The target projects to the image centre, in front of the camera (depth in 0..1).
         // 1e-5: f32 rounding of the matrix product.
@@ -114,7 +134,7 @@ mod tests {
 
     #[test]
     fn flying_forward_moves_towards_what_the_camera_looks_at() {
-        let mut c = OrbitCamera::overlooking(40.0);
+        let mut c = OrbitCamera::overlooking(40.0, REFERENCE_SIZE);
         c.yaw = 0.7;
         let look = (c.target - c.eye()) * Vec3::new(1.0, 0.0, 1.0);
         let before = c.target;
@@ -130,8 +150,24 @@ mod tests {
     }
 
     #[test]
+    fn a_larger_character_is_framed_from_proportionally_further() {
+        // Half-sizes grow with the characters' size (the plaza's area per agent does), so a
+        // crowd ten times as large is seen from ten times as far, looking ten times as high.
+        let small = OrbitCamera::overlooking(40.0, REFERENCE_SIZE);
+        let large = OrbitCamera::overlooking(400.0, REFERENCE_SIZE * 10.0);
+        // 1e-4 relative: f32 rounding of products of a few terms.
+        assert!((large.distance / small.distance - 10.0).abs() < 1e-4 * 10.0);
+        assert!(
+            (large.target / small.target - Vec3::splat(10.0))
+                .abs()
+                .max_element()
+                < 1e-3
+        );
+    }
+
+    #[test]
     fn pitch_and_distance_stay_in_range() {
-        let mut c = OrbitCamera::overlooking(10.0);
+        let mut c = OrbitCamera::overlooking(10.0, REFERENCE_SIZE);
         c.orbit(Vec2::new(0.0, 1e6));
         assert_eq!(c.pitch, 1.5);
         c.orbit(Vec2::new(0.0, -1e6));

@@ -9,7 +9,7 @@ use std::time::Instant;
 use glam::Mat4;
 
 use super::AppError;
-use super::camera::OrbitCamera;
+use super::camera::{OrbitCamera, size_scale};
 use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, View};
 use crate::format::ThrongFile;
 use crate::render::{
@@ -156,17 +156,22 @@ impl Scene {
                 }
             }
         }
+        let size = character_size(&file);
+        let spacing = size_scale(size);
+        let defaults = CrowdSettings::default();
         let settings = CrowdSettings {
             count: options.count,
             seed: options.seed,
+            // Agents keep the mannequin's spacing in proportion to their size.
+            area_per_agent: defaults.area_per_agent * spacing * spacing,
             bounds_margin: attachments
                 .iter()
                 .map(Attachment::reach)
                 .fold(0.0, f32::max),
-            ..CrowdSettings::default()
+            ..defaults
         };
         let crowd = Crowd::new(&file, &settings, policy.clone())?;
-        let camera = OrbitCamera::overlooking(crowd.plaza_half_size());
+        let camera = OrbitCamera::overlooking(crowd.plaza_half_size(), size);
         let settings = Settings {
             count: options.count,
             preset: options.lod.clone(),
@@ -269,6 +274,30 @@ impl Scene {
             slot_agent: self.crowd.slot_agent(),
         }
     }
+}
+
+/// The size of the bake's largest character, metres: the largest extent, over its baked
+/// frames, of one frame's bounds (the height of a person, the length of a quadruped), or the
+/// largest rest height where the file has no bounds. Zero for a file without characters.
+pub fn character_size(file: &ThrongFile) -> f32 {
+    let from_bounds = file
+        .bounds()
+        .iter()
+        .map(|b| {
+            (0..3)
+                .map(|i| b.max[i] - b.min[i])
+                .filter(|e| e.is_finite())
+                .fold(0.0, f32::max)
+        })
+        .fold(0.0, f32::max);
+    if from_bounds > 0.0 {
+        return from_bounds;
+    }
+    file.characters()
+        .iter()
+        .map(|c| c.height)
+        .filter(|h| h.is_finite())
+        .fold(0.0, f32::max)
 }
 
 /// The coarsest LOD level hats are drawn at: all of them (a hat is ~100 vertices, and one

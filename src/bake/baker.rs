@@ -13,7 +13,7 @@ use super::error::BakeError;
 use super::events::events;
 use super::inputs::{TOOL, inputs};
 use super::load::{Loaded, load};
-use super::plan::{Job, jobs_for};
+use super::plan::{Job, JobSource, jobs_for};
 use super::precision;
 use super::recipe::Recipe;
 use super::report::BakeReport;
@@ -59,7 +59,14 @@ fn bake_job(l: &Loaded, job: &Job, recipe: &Recipe) -> Result<Done, BakeError> {
     let motion = root_motion(l, job, &sampled.schedule);
     Ok(Done {
         foot_slide: None,
-        gltf_animations: Vec::new(),
+        gltf_animations: match job.source {
+            JobSource::Clip(c) => l
+                .model
+                .clip_sources
+                .get(c)
+                .map_or_else(Vec::new, |a| a.iter().map(|&a| a as u32).collect()),
+            JobSource::State { .. } => Vec::new(),
+        },
         motion,
         events: events(l, job),
         sampled,

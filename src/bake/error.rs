@@ -31,8 +31,8 @@ pub enum BakeError {
         character: String,
         source: Box<ImportError>,
     },
-    /// LOD generation failed.
-    #[error("character '{character}', mesh '{mesh}': {source}")]
+    /// LOD generation failed (the message names the mesh where it is one mesh's fault).
+    #[error("character '{character}': {source}")]
     Lod {
         character: String,
         mesh: String,
@@ -40,7 +40,7 @@ pub enum BakeError {
     },
     /// f16 texels would exceed the error budget.
     #[error(
-        "f16 texels would move vertices by up to {error:.3e} m ({fraction:.3}% of '{character}''s height) in '{anim}'; the budget is {budget:.3}%. Use precision = \"f32\" (or \"auto\"), raise max_precision_error, or force it with --force"
+        "f16 texels would move vertices by up to {error:.3e} m ({fraction:.3}% of the height of character '{character}') in '{anim}'; the budget is {budget:.3}%. Use precision = \"f32\" (or \"auto\"), raise max_precision_error, or force it with --force"
     )]
     PrecisionBudget {
         character: String,

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
-use super::baking::bake_and_write;
-use crate::bake::{BakeReport, DEFAULT_RECIPE, Recipe, up_to_date};
+use super::baking::{bake_and_write, recipe_for};
+use crate::bake::{BakeReport, DEFAULT_RECIPE, up_to_date};
 
 /// Arguments of `throng bake`.
 #[derive(Debug, clap::Args)]
@@ -32,33 +32,6 @@ pub struct Args {
     /// Print only errors.
     #[arg(long, short)]
     quiet: bool,
-}
-
-/// The recipe `input` names: a recipe file, or the defaults for a model.
-fn recipe_for(input: &Path, out: Option<&Path>) -> Result<Recipe> {
-    let ext = input
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let mut recipe = match ext.as_str() {
-        "toml" => Recipe::load(input)?,
-        "glb" | "gltf" => {
-            let stem = input
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "model".into());
-            let output = PathBuf::from(format!("{stem}.throng"));
-            Recipe::for_model(input, &output)
-        }
-        _ => bail!(
-            "{}: give a recipe (.toml) or a glTF model (.glb or .gltf)",
-            input.display()
-        ),
-    };
-    if let Some(o) = out {
-        recipe.output = o.to_path_buf();
-    }
-    Ok(recipe)
 }
 
 /// A length in model units with its fraction of the character's height.

@@ -1,13 +1,104 @@
-//! Baking glue the commands share: a bake's progress bar on stderr, and the default bake with
-//! the message users see before it (`throng demo`, `render` and `bench` given no file). The
-//! work itself is the library's ([`crate::bake::bake_to_file`], [`crate::bake::default_bake`]).
+//! Baking glue the commands share: the recipe a command line names (a recipe file, or the
+//! bare-model defaults), a bake's progress bar on stderr, the default bake with the message
+//! users see before it (`throng demo`, `render` and `bench` given no file), and the demo's
+//! cache of bakes of the models it is given. The work itself is the library's
+//! ([`crate::bake::bake_to_file`], [`crate::bake::up_to_date`], [`crate::bake::default_bake`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
 
-use crate::bake::{BakeOptions, BakeReport, DEFAULT_RECIPE, Progress, Recipe, bake_to_file};
+use crate::bake::{
+    BakeOptions, BakeReport, DEFAULT_RECIPE, Progress, Recipe, bake_to_file, up_to_date,
+};
+
+/// The recipe `input` names: a recipe file (.toml), or the defaults for a bare glTF model
+/// (.glb/.gltf; [`Recipe::for_model`]). `out` replaces the output (default: the recipe's
+/// `output`; for a model, MODEL.throng in the current folder). `throng bake` and
+/// `throng demo` both come here, so a model bakes with the same defaults in either.
+pub(super) fn recipe_for(input: &Path, out: Option<&Path>) -> Result<Recipe> {
+    let ext = input
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "toml" => {
+            let mut recipe = Recipe::load(input)?;
+            if let Some(o) = out {
+                recipe.output = o.to_path_buf();
+            }
+            Ok(recipe)
+        }
+        "glb" | "gltf" => {
+            let output = match out {
+                Some(o) => o.to_path_buf(),
+                None => PathBuf::from(format!("{}.throng", stem(input))),
+            };
+            Ok(Recipe::for_model(input, &output))
+        }
+        _ => bail!(
+            "{}: give a recipe (.toml) or a glTF model (.glb or .gltf)",
+            input.display()
+        ),
+    }
+}
+
+/// The file name of `path` without its extension ("model" when it has none).
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into())
+}
+
+/// Where the demo keeps its bakes: `$XDG_CACHE_HOME/throng` (an absolute path, as the XDG
+/// specification asks), else `$HOME/.cache/throng`, else `throng` in the system temp folder.
+pub(super) fn cache_dir() -> PathBuf {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").and_then(absolute) {
+        return dir.join("throng");
+    }
+    if let Some(home) = std::env::var_os("HOME").and_then(absolute) {
+        return home.join(".cache").join("throng");
+    }
+    std::env::temp_dir().join("throng")
+}
+
+/// The cache file for the recipe or model at `canonical` (an absolute path without links):
+/// `STEM-HASH.throng` in [`cache_dir`], HASH being the first 8 hex digits of the SHA-256 of the
+/// path, so that two Fox.glb in different folders get two files.
+fn cache_file(canonical: &Path) -> PathBuf {
+    let hash = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+    let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    cache_dir().join(format!("{}-{short}.throng", stem(canonical)))
+}
+
+/// The demo's bake of `input` (a glTF model or a recipe): its cache file, baked first (with a
+/// progress bar) unless it is up to date with every file the bake reads (recipe, models with
+/// their buffers and images, character files; [`up_to_date`]). Prints one line saying where
+/// the cache is and whether it was reused.
+pub(super) fn cached_bake(input: &Path) -> Result<PathBuf> {
+    let canonical = std::fs::canonicalize(input)
+        .with_context(|| format!("{}: cannot open", input.display()))?;
+    let out = cache_file(&canonical);
+    let recipe = recipe_for(&canonical, Some(&out))?;
+    if up_to_date(&recipe, false)? {
+        println!(
+            "cache: {} (reused: {} and the files it reads are unchanged)",
+            out.display(),
+            input.display()
+        );
+    } else {
+        println!(
+            "cache: {} (baking {} into it; reused while its inputs are unchanged)",
+            out.display(),
+            input.display()
+        );
+        bake_and_write(&recipe, false, false)?;
+    }
+    Ok(out)
+}
 
 /// A progress bar per bake stage on stderr, or nothing when quiet; cleared when dropped.
 struct Bar {

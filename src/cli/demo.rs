@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::baking::default_bake;
+use super::baking::{cached_bake, default_bake};
 use super::render::{BackendArg, SkinningArg, parse_size};
 use crate::app::{AppError, DemoOptions, Scene, SkinningChoice, render_headless, window};
 use crate::render::BackendChoice;
@@ -13,13 +13,23 @@ use crate::render::BackendChoice;
 /// Arguments of `throng demo`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Camera: left drag turns, right or middle drag pans, the wheel zooms, \
+    after_help = "Give a glTF model (.glb or .gltf) or a bake recipe (.toml) to see a crowd of it: \
+it is baked with the defaults of `throng bake` into a cache file, $XDG_CACHE_HOME/throng/ \
+(or ~/.cache/throng/, else the system temp folder), named after the file and a hash of its \
+path, and reused while the model, its buffers and images, the recipe and the character files \
+it names are unchanged. --bake FILE shows a .throng file as it is.\n\
+Camera: left drag turns, right or middle drag pans, the wheel zooms, \
 WASD flies (Q/E down and up, Shift faster), Esc quits.\n\
 Without a display (no DISPLAY or WAYLAND_DISPLAY), the demo renders one picture to crowd.png \
 (or --screenshot) instead and prints the frame's statistics.\n\
-Example: throng demo --count 20000 --lod aggressive --backend gl"
+Examples:\n  throng demo Fox.glb                     a crowd of a model, baked once into the cache\n  \
+throng demo --count 20000 --lod aggressive --backend gl"
 )]
 pub struct Args {
+    /// A glTF model (.glb/.gltf) or a recipe (.toml) to bake into the cache (or reuse from it)
+    /// and show.
+    #[arg(value_name = "MODEL|RECIPE", conflicts_with = "bake")]
+    input: Option<PathBuf>,
     /// The baked file (default: bake/mannequin.throng, baked first from bake/mannequin.toml
     /// if missing or out of date).
     #[arg(long, value_name = "FILE")]
@@ -55,7 +65,7 @@ pub struct Args {
     /// Draw as fast as possible instead of waiting for the display's refresh.
     #[arg(long)]
     no_vsync: bool,
-    /// No hats on the characters' heads.
+    /// No hats (a hat goes on a joint named `head`, on characters that have one).
     #[arg(long)]
     no_hats: bool,
     /// Render the headless picture even where a window could open.
@@ -66,6 +76,7 @@ pub struct Args {
 impl Default for Args {
     fn default() -> Self {
         Self {
+            input: None,
             bake: None,
             count: 2_000,
             seed: 1,
@@ -92,9 +103,10 @@ pub(super) fn run(args: &Args) -> Result<()> {
     if args.screenshot.is_some() && args.frames.is_none() && !args.headless {
         anyhow::bail!("--screenshot needs --frames N (the frame to save) when a window opens");
     }
-    let bake = match &args.bake {
-        Some(p) => p.clone(),
-        None => default_bake(false)?,
+    let bake = match (&args.input, &args.bake) {
+        (Some(input), _) => cached_bake(input)?,
+        (None, Some(p)) => p.clone(),
+        (None, None) => default_bake(false)?,
     };
     let options = DemoOptions {
         bake,
@@ -118,8 +130,8 @@ pub(super) fn run(args: &Args) -> Result<()> {
         vsync: !args.no_vsync,
         hats: !args.no_hats,
     };
-    let scene = Scene::new(&options)
-        .with_context(|| format!("starting the demo with {}", options.bake.display()))?;
+    // No context added: the scene's errors name the bake (or the setting) themselves.
+    let scene = Scene::new(&options)?;
     let reason = if args.headless {
         "--headless was given".to_string()
     } else if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none()

@@ -84,21 +84,46 @@ struct ModelArgs {
 
 impl ModelArgs {
     fn load(&self) -> Result<Model> {
-        load_model(&self.model, self.merge_animations, Images::Load)
+        load_model(&self.model, self.merge_animations)
     }
 }
 
-fn load_model(path: &Path, merge: MergeArg, images: Images) -> Result<Model> {
+/// Imports `path` with its images, so that every command reports a missing or broken image
+/// the same way (a warning; see [`crate::import::Images::Load`]).
+fn load_model(path: &Path, merge: MergeArg) -> Result<Model> {
     let options = ImportOptions {
         merge_animations: match merge {
             MergeArg::Auto => MergeAnimations::Auto,
             MergeArg::Always => MergeAnimations::Always,
             MergeArg::Never => MergeAnimations::Never,
         },
-        images,
+        images: Images::Load,
     };
     let model = crate::import::load(path, &options)?;
     Ok(model)
+}
+
+/// The text `main` prints for `err`: its message, then each cause in the chain whose text is
+/// not already in what came before, joined by ": ".
+///
+/// Library errors say their cause in their own message (so that `{}` alone is complete, for
+/// embedders and panels), and also return it as `source()`; printing the whole chain would say
+/// each cause twice ("No such file or directory (os error 2): No such file or directory (os
+/// error 2)"). Contexts the commands add (`anyhow::Context`) do not include their cause, so
+/// the chain is still needed for them.
+pub fn error_report(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let said = cause.to_string();
+        if text.contains(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
 }
 
 /// Parses the process arguments and runs the chosen command.
@@ -118,5 +143,33 @@ pub fn run() -> Result<()> {
         Some(Command::Demo(args)) => demo::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         None => demo::run(&demo::Args::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("model.glb: cannot read: {source}")]
+    struct Embeds {
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn a_cause_the_message_already_says_is_printed_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let err = anyhow::Error::new(Embeds { source: io }).context("baking the crowd");
+        assert_eq!(
+            error_report(&err),
+            "baking the crowd: model.glb: cannot read: no such file"
+        );
+    }
+
+    #[test]
+    fn a_cause_the_message_does_not_say_is_printed() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let err = anyhow::Error::new(io).context("creating cache/");
+        assert_eq!(error_report(&err), "creating cache/: no such file");
     }
 }

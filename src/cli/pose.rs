@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{MergeArg, load_model};
 use crate::anim::Playback;
 use crate::character::{Character, Poser};
-use crate::import::{Images, Model};
+use crate::import::Model;
 
 /// Arguments of `throng pose`.
 #[derive(Debug, clap::Args)]
@@ -293,8 +293,9 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let model = match (&character, &args.model) {
         (Some(c), _) => &c.model,
         (None, Some(path)) => {
-            // Poses need no pixels: images are not read, so a missing texture does not matter.
-            loaded = load_model(path, args.merge_animations, Images::Skip)?;
+            // Images are read as `bake` and `inspect` read them, so a missing or broken one is
+            // the same warning here as there (one path in import).
+            loaded = load_model(path, args.merge_animations)?;
             &loaded
         }
         (None, None) => bail!("give a MODEL or --character FILE"),

@@ -1,4 +1,6 @@
 //! Import errors. Every message starts with the file name and names the glTF element at fault.
+//! Each message is complete: it ends with its cause's text, so the CLI, which prints a chain of
+//! causes, leaves out a cause whose text the message already holds (see `cli::error_report`).
 
 use std::path::PathBuf;
 
@@ -10,8 +12,8 @@ use crate::mesh::MeshError;
 /// Why a model could not be imported.
 #[derive(Debug, Error)]
 pub enum ImportError {
-    /// The file (or a buffer or image it references) could not be read.
-    #[error("{file}: cannot read {what} '{path}': {source}")]
+    /// The model file could not be read.
+    #[error("{file}: cannot read {what} '{}': {source}", path.display())]
     Io {
         file: String,
         what: &'static str,
@@ -24,11 +26,10 @@ pub enum ImportError {
     /// The file is well-formed but its content is unusable; `what` names the element.
     #[error("{file}: {what}")]
     Invalid { file: String, what: String },
-    /// Skeleton or clip data failed validation.
-    #[error("{file}: {context}: {source}")]
+    /// Skeleton or clip data failed validation (the message names the joint or the clip).
+    #[error("{file}: {source}")]
     Anim {
         file: String,
-        context: String,
         source: Box<AnimError>,
     },
     /// Mesh data failed validation.

@@ -21,10 +21,11 @@ use crate::mesh::{Aabb, Material, SkinnedMesh};
 /// Whether base-colour images are read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Images {
-    /// Decode them (a missing or broken image is an error).
+    /// Decode them. An image that cannot be read or decoded (a missing file, a bad data URI,
+    /// corrupt bytes) is a warning naming it, and its materials are drawn untextured.
     #[default]
     Load,
-    /// Leave them out: for tools that need only geometry and animation (`throng pose`).
+    /// Leave them out, without reading them: for code that needs only geometry and animation.
     Skip,
 }
 
@@ -72,6 +73,10 @@ pub struct Model {
     pub joint_in_skin: Vec<bool>,
     /// Clips, in file order (or one merged clip).
     pub clips: Vec<Clip>,
+    /// Parallel to `clips`: the indices into the glTF file's `animations` each clip came from,
+    /// ascending. One index per clip, or several for a clip merged from animations that drive
+    /// disjoint joints (see [`MergeAnimations`]).
+    pub clip_sources: Vec<Vec<usize>>,
     /// Meshes, one per triangle primitive, in scene order.
     pub meshes: Vec<ModelMesh>,
     /// Materials referenced by `SkinnedMesh::material`.
@@ -118,8 +123,9 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> 
 }
 
 /// Every file importing `path` reads: the model and the external buffers and images it refers
-/// to (for a bake to notice when any of them changes). Files that cannot be read are listed
-/// anyway; reading them is what reports the error.
+/// to (for a bake to notice when any of them changes). A model or buffer that cannot be read is
+/// listed anyway (reading it is what reports the error); an image that cannot be read is left
+/// out, as importing only warns about it.
 pub fn source_files(path: &Path) -> Vec<std::path::PathBuf> {
     let mut files = vec![path.to_path_buf()];
     if let Ok(bytes) = std::fs::read(path) {

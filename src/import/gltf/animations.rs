@@ -63,6 +63,19 @@ pub(super) struct Animation {
     /// Its latest key time over every channel, including those throng drops (morph weights,
     /// nodes that move nothing drawn): players measure a clip's length that way.
     pub end: f32,
+    /// Its index in the glTF file's `animations`.
+    pub index: usize,
+}
+
+/// A clip ready for validation: its channels, its length (see [`Animation::end`]) and the
+/// glTF animations it came from (one, or several when merged).
+pub(super) struct MergedClip {
+    /// The channels.
+    pub clip: RawClip,
+    /// Its length, seconds.
+    pub end: f32,
+    /// Indices into the file's `animations`, ascending.
+    pub sources: Vec<usize>,
 }
 
 /// Reads every animation into a raw clip, checking sampler data as it goes.
@@ -176,6 +189,7 @@ pub(super) fn read_animations(
             clip: RawClip { name, channels },
             named,
             end,
+            index: anim.index(),
         });
     }
     if !morph_animations.is_empty() {
@@ -233,7 +247,7 @@ pub(super) fn merge(
     clips: Vec<Animation>,
     policy: MergeAnimations,
     joint_names: &[String],
-) -> Result<(Vec<(RawClip, f32)>, MergeNote), String> {
+) -> Result<(Vec<MergedClip>, MergeNote), String> {
     let all_unnamed = clips.iter().all(|a| !a.named);
     let wanted = match policy {
         MergeAnimations::Never => false,
@@ -250,10 +264,16 @@ pub(super) fn merge(
         MergeAnimations::Auto => all_unnamed && merge_obstacle(&clips, joint_names).is_none(),
     };
     if !wanted {
-        return Ok((clips.into_iter().map(|a| (a.clip, a.end)).collect(), None));
+        let kept = clips.into_iter().map(|a| MergedClip {
+            clip: a.clip,
+            end: a.end,
+            sources: vec![a.index],
+        });
+        return Ok((kept.collect(), None));
     }
     let count = clips.len();
     let end = clips.iter().map(|a| a.end).fold(0.0, f32::max);
+    let sources = clips.iter().map(|a| a.index).collect();
     let channels = clips.into_iter().flat_map(|a| a.clip.channels).collect();
     let note = format!(
         "merged {count} {}animations that drive disjoint joints into one clip '{MERGED_CLIP_NAME}'{}",
@@ -265,13 +285,14 @@ pub(super) fn merge(
         }
     );
     Ok((
-        vec![(
-            RawClip {
+        vec![MergedClip {
+            clip: RawClip {
                 name: MERGED_CLIP_NAME.to_string(),
                 channels,
             },
             end,
-        )],
+            sources,
+        }],
         Some(note),
     ))
 }

@@ -89,8 +89,14 @@ pub(super) fn load_buffers(
 
 impl Source<'_> {
     /// Decodes an image (PNG or JPEG) to RGBA8.
+    ///
+    /// # Errors
+    /// Why it cannot, starting with `image N ('name')` and naming the file it reads, if any.
     pub(super) fn image(&self, image: &gltf::Image) -> Result<Texture, String> {
-        let what = format!("image {}", image.index());
+        let what = match image.name().filter(|n| !n.is_empty()) {
+            Some(name) => format!("image {} ('{name}')", image.index()),
+            None => format!("image {}", image.index()),
+        };
         // Read the JSON directly: `gltf::Image::source` panics on an image with a buffer view but
         // no MIME type, or with neither a URI nor a buffer view. The format is sniffed anyway.
         let json = self
@@ -99,18 +105,26 @@ impl Source<'_> {
             .images
             .get(image.index())
             .ok_or_else(|| format!("{what}: does not exist"))?;
-        let bytes = match (&json.buffer_view, &json.uri) {
+        let (bytes, origin) = match (&json.buffer_view, &json.uri) {
             (Some(view), _) => {
                 let view = self.doc.views().nth(view.value()).ok_or_else(|| {
                     format!("{what}: buffer view {} does not exist", view.value())
                 })?;
-                self.view_range(&view, 0, view.length(), &what)?.to_vec()
+                let bytes = self.view_range(&view, 0, view.length(), &what)?.to_vec();
+                (bytes, format!("in buffer view {}", view.index()))
             }
-            (None, Some(uri)) => read_uri(uri, self.base_dir, &what)?,
+            (None, Some(uri)) if uri.starts_with("data:") => (
+                read_uri(uri, self.base_dir, &what)?,
+                "in its data URI".into(),
+            ),
+            (None, Some(uri)) => (
+                read_uri(uri, self.base_dir, &what)?,
+                format!("'{}'", percent_decode(uri)),
+            ),
             (None, None) => return Err(format!("{what}: has neither a URI nor a buffer view")),
         };
-        let decoded =
-            image::load_from_memory(&bytes).map_err(|e| format!("{what}: cannot decode: {e}"))?;
+        let decoded = image::load_from_memory(&bytes)
+            .map_err(|e| format!("{what}: cannot decode the picture {origin}: {e}"))?;
         let rgba = decoded.to_rgba8();
         let (width, height) = rgba.dimensions();
         Ok(Texture {
@@ -123,22 +137,27 @@ impl Source<'_> {
 
 /// The external files (buffers and images given by relative URI) that the glTF document in
 /// `bytes` reads from `base_dir`. Data URIs and the GLB chunk are not files. A document that
-/// does not parse has none (importing it reports the error).
+/// does not parse has none (importing it reports the error). A buffer is listed whether or not
+/// it can be read (reading it reports the error); an image only when it can be opened, since
+/// one that cannot is a warning, not an error, and must not stop a bake from hashing its
+/// inputs (when it appears, the list, and so the bake's input key, changes).
 pub(crate) fn external_files(bytes: &[u8], base_dir: &Path) -> Vec<std::path::PathBuf> {
     let Ok(doc) = gltf::Gltf::from_slice_without_validation(bytes) else {
         return Vec::new();
     };
+    let file = |u: &str| {
+        (!u.starts_with("data:") && !u.contains("://")).then(|| base_dir.join(percent_decode(u)))
+    };
     let buffers = doc.buffers().filter_map(|b| match b.source() {
-        gltf::buffer::Source::Uri(u) => Some(u.to_string()),
+        gltf::buffer::Source::Uri(u) => file(u),
         gltf::buffer::Source::Bin => None,
     });
-    let images = doc.images().filter_map(|i| match i.source() {
-        gltf::image::Source::Uri { uri, .. } => Some(uri.to_string()),
-        gltf::image::Source::View { .. } => None,
-    });
-    buffers
-        .chain(images)
-        .filter(|u| !u.starts_with("data:") && !u.contains("://"))
-        .map(|u| base_dir.join(percent_decode(&u)))
-        .collect()
+    // Read the JSON, not `gltf::Image::source`, which panics on some malformed images.
+    let images = doc
+        .as_json()
+        .images
+        .iter()
+        .filter_map(|i| i.uri.as_deref().and_then(file))
+        .filter(|p| p.is_file() && std::fs::File::open(p).is_ok());
+    buffers.chain(images).collect()
 }

@@ -94,26 +94,25 @@ pub(super) fn import(
         .validate()
         .map_err(|source| ImportError::Anim {
             file: file.to_string(),
-            context: "skeleton".into(),
             source: Box::new(source),
         })?;
 
     let primitives = meshes::read_meshes(&src, &h, &joints, &mut warnings).map_err(invalid)?;
-    let mut materials =
-        read_materials(&src, &primitives, options, &mut warnings).map_err(invalid)?;
+    let mut materials = read_materials(&src, &primitives, options, &mut warnings);
     let meshes = bind_materials(primitives, &mut materials, &skeleton, file)?;
-    let (clips, notes) = read_clips(&src, &joints, &skeleton, options, &mut warnings, file)?;
+    let clips = read_clips(&src, &joints, &skeleton, options, &mut warnings, file)?;
 
     Ok(Model {
         name: file.to_string(),
         skeleton,
         joint_nodes: joints.nodes,
         joint_in_skin: joints.in_skin,
-        clips,
+        clips: clips.clips,
+        clip_sources: clips.sources,
         meshes,
         materials,
         warnings,
-        notes,
+        notes: clips.notes,
     })
 }
 
@@ -125,6 +124,12 @@ fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Option<Vec<u8>>), 
         file: file.to_string(),
         source,
     };
+    if let Some(what) = not_gltf(bytes) {
+        return Err(ImportError::Invalid {
+            file: file.to_string(),
+            what,
+        });
+    }
     let unchecked = gltf::Gltf::from_slice_without_validation(bytes).map_err(parse_error)?;
     // The crate's schema validation itself indexes `accessors` with each POSITION attribute
     // unchecked; reject out-of-range ones first so that validation cannot panic.
@@ -139,6 +144,38 @@ fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Option<Vec<u8>>), 
     relax_schema(&mut json);
     let document = gltf::Document::from_json(json).map_err(parse_error)?;
     Ok((document, blob))
+}
+
+/// What is wrong with `bytes` when they are plainly no glTF file, or a GLB cut short: said
+/// here because the `gltf` crate's own messages for these ("expected value at line 1 column
+/// 1", "could not completely read the object") do not say it.
+fn not_gltf(bytes: &[u8]) -> Option<String> {
+    const GLB_HEADER: usize = 12;
+    if let Some(rest) = bytes.strip_prefix(b"glTF") {
+        if bytes.len() < GLB_HEADER {
+            return Some(format!(
+                "a GLB cut short: {} bytes, less than its {GLB_HEADER}-byte header",
+                bytes.len()
+            ));
+        }
+        let declared = rest
+            .get(4..8)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map_or(0, u32::from_le_bytes);
+        if declared as usize > bytes.len() {
+            return Some(format!(
+                "a GLB cut short: its header says {declared} bytes, but the file has {}",
+                bytes.len()
+            ));
+        }
+        return None;
+    }
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = text.iter().find(|b| !b.is_ascii_whitespace());
+    (first != Some(&b'{')).then(|| {
+        "not a glTF file: it starts neither with the bytes 'glTF' (a binary GLB) nor with '{' (glTF JSON)"
+            .to_string()
+    })
 }
 
 /// Loosens what the `gltf` crate's validation asks beyond what players and throng need, so that
@@ -189,29 +226,38 @@ fn animated_nodes(doc: &gltf::Document, node_count: usize) -> Vec<bool> {
 }
 
 /// Materials: one per glTF material, in file order. Base-colour images are decoded only for
-/// materials some primitive uses, and only when `options` asks for images.
-///
-/// # Errors
-/// A used material's image that cannot be decoded, as `material N: ...`.
+/// materials some primitive uses, and only when `options` asks for images. An image that
+/// cannot be read or decoded is one warning naming it and the materials drawn untextured
+/// for it, so a model whose texture file is missing still bakes, shows and poses.
 fn read_materials(
     src: &Source,
     primitives: &[meshes::Primitive],
     options: &ImportOptions,
     warnings: &mut Vec<String>,
-) -> Result<Vec<Material>, String> {
+) -> Vec<Material> {
     let mut materials = Vec::new();
+    // Per image that failed: why, and the materials it leaves untextured (in file order).
+    let mut failed: Vec<(usize, String, Vec<String>)> = Vec::new();
     for m in src.doc.materials() {
         let pbr = m.pbr_metallic_roughness();
         let used = primitives.iter().any(|p| p.material == m.index());
+        let label = material_label(&m);
         let texture = match pbr.base_color_texture().map(|info| info.texture().source()) {
-            Some(Some(image)) if used && options.images == Images::Load => Some(
-                src.image(&image)
-                    .map_err(|e| format!("material {}: {e}", m.index().unwrap_or(0)))?,
-            ),
+            Some(Some(image)) if used && options.images == Images::Load => {
+                match src.image(&image) {
+                    Ok(t) => Some(t),
+                    Err(why) => {
+                        match failed.iter_mut().find(|(i, ..)| *i == image.index()) {
+                            Some((.., users)) => users.push(label),
+                            None => failed.push((image.index(), why, vec![label])),
+                        }
+                        None
+                    }
+                }
+            }
             Some(None) if used => {
                 warnings.push(format!(
-                    "material {}: base-colour texture has no PNG or JPEG image (only an extension's); drawn untextured",
-                    m.index().unwrap_or(0)
+                    "{label}: base-colour texture has no PNG or JPEG image (only an extension's); drawn untextured"
                 ));
                 None
             }
@@ -223,7 +269,19 @@ fn read_materials(
             base_color_texture: texture,
         });
     }
-    Ok(materials)
+    for (_, why, users) in failed {
+        warnings.push(format!("{why}; {} drawn untextured", users.join(", ")));
+    }
+    materials
+}
+
+/// `material N` or `material N ('name')`, for messages.
+fn material_label(m: &gltf::Material) -> String {
+    let index = m.index().unwrap_or(0);
+    match m.name().filter(|n| !n.is_empty()) {
+        Some(name) => format!("material {index} ('{name}')"),
+        None => format!("material {index}"),
+    }
 }
 
 /// Gives each primitive its material index, appending a default material to `materials` for
@@ -259,8 +317,19 @@ fn bind_materials(
         .collect()
 }
 
+/// The clips of a model with where each came from (see [`read_clips`]).
+struct Clips {
+    /// Validated clips.
+    clips: Vec<Clip>,
+    /// Per clip, the glTF animation indices it was read from.
+    sources: Vec<Vec<usize>>,
+    /// What merging did, for the user.
+    notes: Vec<String>,
+}
+
 /// Reads the animations, merges them as `options` asks, and validates each clip against the
-/// skeleton; returns the clips and the notes saying what was merged.
+/// skeleton; returns the clips, the glTF animations each came from, and the notes saying what
+/// was merged.
 ///
 /// # Errors
 /// [`ImportError::Invalid`] for unreadable or unmergeable animations, [`ImportError::Anim`]
@@ -272,7 +341,7 @@ fn read_clips(
     options: &ImportOptions,
     warnings: &mut Vec<String>,
     file: &str,
-) -> Result<(Vec<Clip>, Vec<String>), ImportError> {
+) -> Result<Clips, ImportError> {
     let invalid = |what: String| ImportError::Invalid {
         file: file.to_string(),
         what,
@@ -281,17 +350,22 @@ fn read_clips(
     let (raw_clips, merge_note) =
         animations::merge(raw_clips, options.merge_animations, skeleton.names())
             .map_err(invalid)?;
-    let clips = raw_clips
-        .into_iter()
-        .map(|(raw, end)| {
-            let name = raw.name.clone();
-            let clip = raw.validate(skeleton).map_err(|source| ImportError::Anim {
+    let mut clips = Vec::with_capacity(raw_clips.len());
+    let mut sources = Vec::with_capacity(raw_clips.len());
+    for merged in raw_clips {
+        let clip = merged
+            .clip
+            .validate(skeleton)
+            .map_err(|source| ImportError::Anim {
                 file: file.to_string(),
-                context: format!("clip '{name}'"),
                 source: Box::new(source),
             })?;
-            Ok(clip.lasting_at_least(end))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((clips, merge_note.into_iter().collect()))
+        clips.push(clip.lasting_at_least(merged.end));
+        sources.push(merged.sources);
+    }
+    Ok(Clips {
+        clips,
+        sources,
+        notes: merge_note.into_iter().collect(),
+    })
 }
