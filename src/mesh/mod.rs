@@ -10,8 +10,9 @@ mod bounds;
 mod lod;
 mod material;
 mod skinned;
+mod weld;
 
 pub use bounds::Aabb;
-pub use lod::{LodError, LodLevel, LodOptions, generate, simplify};
+pub use lod::{LodError, LodLevel, LodMethod, LodOptions, generate, simplify};
 pub use material::{Material, Texture};
 pub use skinned::{MeshError, SkinnedMesh, smooth_normals};
