@@ -227,9 +227,9 @@ impl Weld {
     }
 }
 
-/// For each vertex, the first vertex within [`POSITION_TOLERANCE`] of it (per axis, relative
-/// to the extent) among the earlier cluster heads: a hash grid with cells as wide as the
-/// tolerance holds at most one head per cell, so each lookup checks 27 cells.
+/// For each vertex, an earlier cluster head within [`POSITION_TOLERANCE`] of it (per axis,
+/// relative to the extent), or itself as a new head: a hash grid with cells as wide as the
+/// tolerance holds at most one head per cell, so a lookup checks at most 27 cells.
 fn cluster_positions(positions: &[Vec3]) -> Vec<u32> {
     let bounds = super::bounds::Aabb::from_points(positions);
     let extent = (bounds.max - bounds.min).max_element();
@@ -243,28 +243,26 @@ fn cluster_positions(positions: &[Vec3]) -> Vec<u32> {
     let cell = |p: Vec3| ((p - bounds.min) / tolerance).floor().as_ivec3().to_array();
     let mut heads: HashMap<[i32; 3], u32> = HashMap::with_capacity(positions.len());
     let mut out = Vec::with_capacity(positions.len());
+    let near = |h: u32, p: Vec3| (positions[h as usize] - p).abs().max_element() <= tolerance;
     for (v, &p) in positions.iter().enumerate() {
-        let [x, y, z] = cell(p);
-        let mut found: Option<u32> = None;
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let key = [
-                        x.saturating_add(dx),
-                        y.saturating_add(dy),
-                        z.saturating_add(dz),
-                    ];
-                    if let Some(&h) = heads.get(&key)
-                        && (positions[h as usize] - p).abs().max_element() <= tolerance
-                        && found.is_none_or(|f| h < f)
-                    {
-                        found = Some(h);
-                    }
+        let here = cell(p);
+        // Copies are usually bit-identical: their own cell answers in one lookup; only a
+        // vertex with no head there searches the 26 around it (smallest index wins).
+        let mut found = heads.get(&here).copied().filter(|&h| near(h, p));
+        if found.is_none() {
+            for d in 0..27 {
+                let offset = [d % 3 - 1, d / 3 % 3 - 1, d / 9 - 1];
+                let key = std::array::from_fn(|k| here[k].saturating_add(offset[k]));
+                if let Some(&h) = heads.get(&key)
+                    && near(h, p)
+                    && found.is_none_or(|f| h < f)
+                {
+                    found = Some(h);
                 }
             }
         }
         out.push(found.unwrap_or_else(|| {
-            heads.insert([x, y, z], v as u32);
+            heads.insert(here, v as u32);
             v as u32
         }));
     }

@@ -477,6 +477,55 @@ fn sloppy_fallback_merges_pieces_within_the_error_limit() {
     }
 }
 
+/// A cone of `segments` sides with a closed base: apex and base centre are shared by every
+/// side or cap triangle, so when flat-shaded they have `segments` copies each. UVs are the
+/// planar projection (x, z), continuous over the whole surface.
+fn cone(segments: u32) -> SkinnedMesh {
+    let mut p = vec![Vec3::Y, Vec3::ZERO];
+    for s in 0..segments {
+        let a = s as f32 / segments as f32 * TAU;
+        p.push(Vec3::new(a.cos(), 0.0, a.sin()));
+    }
+    let mut idx = vec![];
+    for s in 0..segments {
+        let (r0, r1) = (2 + s, 2 + (s + 1) % segments);
+        idx.extend([0, r1, r0, 1, r0, r1]);
+    }
+    let n = p.iter().map(|v| v.normalize_or_zero()).collect();
+    let uv = p.iter().map(|v| Vec2::new(v.x, v.z)).collect();
+    finish("cone", p, n, uv, idx)
+}
+
+/// Without simplification, unwelding must give every triangle back its own copies (or, on a
+/// plane, copies with the same normal): continuous UVs make the UV term equal for all copies,
+/// so the face normal decides.
+#[test]
+fn unwelding_an_unsimplified_mesh_gives_back_each_triangles_own_copies() {
+    // The grid's corners have at most 6 copies (216 triples: the exhaustive search); the
+    // cone's apex and base centre have 64, so its triangles take the corner-by-corner path.
+    for src in [unshared(&grid(8)), unshared(&cone(64))] {
+        let weld = Weld::new(&src, WeldKey::PositionSkin);
+        assert_eq!(weld.indices.len(), src.indices.len(), "{}", src.name);
+        assert_ne!(weld.indices, src.indices, "{}: nothing welded", src.name);
+        let mut back = weld.indices.clone();
+        weld.unweld(&src, &mut back);
+        for (k, (&got, &own)) in back.iter().zip(&src.indices).enumerate() {
+            let (got, own) = (got as usize, own as usize);
+            // The cone's base is one plane: its triangles' normals agree up to rounding, so
+            // any of their copies is right there. 1e-6 is a few f32 steps of a unit dot
+            // product; neighbouring side faces differ by 1 - cos(360°/64) = 5e-3.
+            let dot = src.normals[got].dot(src.normals[own]);
+            assert!(dot >= 1.0 - 1e-6, "{} corner {k}: {dot}", src.name);
+            assert_eq!(src.uvs[got], src.uvs[own], "{} corner {k}", src.name);
+            assert_eq!(
+                src.positions[got], src.positions[own],
+                "{} corner {k}",
+                src.name
+            );
+        }
+    }
+}
+
 #[test]
 fn nearly_coincident_copies_weld_and_distinct_ones_do_not() {
     let src = unshared(&grid(4));
