@@ -79,13 +79,15 @@ pub struct LodOptions {
     /// the bounding box). Range [0, 1]; default 0.05, about 9 cm on a 1.8 m character: a
     /// backstop against gross damage rather than the usual limit, since the ratio is reached
     /// well before it on smooth meshes (the mannequin's 0.5 and 0.2 levels measure about 3 mm
-    /// and 10 mm). A level whose ratio cannot be reached within this error stops short of it
-    /// (more triangles).
+    /// and 10 mm). Every [`LodMethod`] keeps within it; a level whose ratio none can reach
+    /// within this error stops short of it (more triangles).
     pub max_error: f32,
     /// Keep the vertices on open borders of the mesh where they are. Useful when a character is
     /// made of several meshes that meet at open edges (no cracks between separately simplified
-    /// parts), at the price of fewer collapses. Default false: meshopt already only slides
-    /// border vertices along the border, and the mannequin is one closed mesh.
+    /// parts), at the price of fewer collapses. The borders are those of the mesh after
+    /// welding (see [`LodMethod`]): a flat-shaded part is not all border. Default false:
+    /// meshopt already only slides border vertices along the border, and the mannequin is one
+    /// closed mesh.
     pub lock_border: bool,
 }
 
@@ -259,7 +261,7 @@ fn simplify_with_remap(
         LodMethod::Sloppy,
     ] {
         let attempt = attempt(mesh, method, target * 3, options, welds)?;
-        let done = reached(&attempt.indices);
+        let done = !attempt.indices.is_empty() && reached(&attempt.indices);
         if !attempt.indices.is_empty()
             && best
                 .as_ref()

@@ -4,7 +4,8 @@
 //! - [`Material`]: base colour factor and optional decoded base-colour texture.
 //! - [`Aabb`]: axis-aligned bounds.
 //! - [`generate`] / [`simplify`] ([`LodLevel`]): LOD levels made with the meshoptimizer
-//!   simplifier, keeping the skin attributes of the vertices they keep.
+//!   simplifier, keeping the skin attributes of the vertices they keep; flat-shaded and
+//!   many-island meshes are simplified over welded vertex copies ([`LodMethod`]).
 
 mod bounds;
 mod lod;
