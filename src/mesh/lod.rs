@@ -338,9 +338,9 @@ fn attempt(
                 .get_or_insert_with(|| Weld::new(mesh, WeldKey::PositionSkin)),
         ),
     };
-    let (positions, indices, normals) = match weld {
-        Some(w) => (&w.positions, &w.indices, &w.normals),
-        None => (&mesh.positions, &mesh.indices, &mesh.normals),
+    let (positions, indices) = match weld {
+        Some(w) => (&w.positions, &w.indices),
+        None => (&mesh.positions, &mesh.indices),
     };
     let position_bytes: &[u8] = bytemuck::cast_slice(positions);
     let vertices =
@@ -358,21 +358,26 @@ fn attempt(
             Some(&mut relative_error),
         )
     } else {
-        let attributes: Vec<f32> = normals
+        let attributes: Vec<f32> = mesh
+            .normals
             .iter()
             .zip(&mesh.uvs)
             .flat_map(|(n, uv)| [n.x, n.y, n.z, uv.x, uv.y])
             .collect();
-        // Welded across UV seams, a group's UV is one copy's among several: no measure.
-        let uv_weight = if method == LodMethod::Welded {
-            0.0
-        } else {
-            UV_WEIGHT
+        // A welded group's normal and (across UV seams) UV are one copy's among several, so
+        // they measure nothing: the geometry alone decides there. A flat-shaded mesh's copies
+        // differ by tens of degrees from vertex to vertex, and weighing them spent Fox's error
+        // budget on normals (its 0.2 level stopped at 130 triangles instead of 114); its
+        // creases are held by the position error, and each corner gets a fitting copy back.
+        let (normal_weight, uv_weight) = match method {
+            LodMethod::WeldedNormals => (0.0, UV_WEIGHT),
+            LodMethod::Welded => (0.0, 0.0),
+            _ => (NORMAL_WEIGHT, UV_WEIGHT),
         };
         let weights = [
-            NORMAL_WEIGHT,
-            NORMAL_WEIGHT,
-            NORMAL_WEIGHT,
+            normal_weight,
+            normal_weight,
+            normal_weight,
             uv_weight,
             uv_weight,
         ];

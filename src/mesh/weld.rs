@@ -43,9 +43,6 @@ pub(super) struct Weld {
     pub positions: Vec<Vec3>,
     /// The source index buffer with every index replaced by its group's first vertex.
     pub indices: Vec<u32>,
-    /// Averaged unit normal of each group, at the group's first vertex (other entries are the
-    /// vertex's own normal; the simplifier reads only the first vertices).
-    pub normals: Vec<Vec3>,
     /// True for the vertices whose position another group with a different skin shares: the
     /// boundary between parts that move apart, which the sloppy simplifier must not merge.
     pub skin_seam: Vec<bool>,
@@ -119,15 +116,6 @@ impl Weld {
             members[fill[f as usize] as usize] = v as u32;
             fill[f as usize] += 1;
         }
-        let mut normals = mesh.normals.clone();
-        for f in 0..n {
-            let group = &members[start[f] as usize..start[f + 1] as usize];
-            if group.len() > 1 {
-                let sum: Vec3 = group.iter().map(|&m| mesh.normals[m as usize]).sum();
-                // Opposite copies (a two-sided sheet) sum to nothing: keep the first's.
-                normals[f] = sum.try_normalize().unwrap_or(mesh.normals[f]);
-            }
-        }
         // Triangles that welding collapses (smaller than the tolerance, or degenerate in the
         // source) are left out: the simplifier would lock their vertices, and they cover
         // nothing.
@@ -141,7 +129,6 @@ impl Weld {
         Self {
             positions,
             indices,
-            normals,
             skin_seam,
             first,
             start,

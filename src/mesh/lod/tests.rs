@@ -288,13 +288,13 @@ fn flat_shaded_sphere_reduces_and_keeps_its_uv_seam() {
     let levels = check_all(&src, TEST_JOINTS);
     for level in &levels[1..] {
         assert_eq!(level.method, LodMethod::WeldedNormals, "{}", level.ratio);
-        // The u = 0 / u = 1 seam is kept exactly (a triangle taking copies from both sides
-        // would span nearly the whole texture width: 1). Source triangles span 1/48 in u and
-        // 1/24 in v; simplified ones are larger, but a quarter of the texture is far beyond
-        // what a 20% level of a sphere needs and far below a seam-crossing span.
+        // The u = 0 / u = 1 seam is kept exactly: a triangle taking copies from both sides
+        // would span nearly the whole texture width, 1. Source triangles span 1/48 in u and
+        // 1/24 in v; simplified ones are larger, most of all by the poles, where every column
+        // converges (0.27 measured at ratio 0.2), so the bar sits halfway: 0.5.
         let span = widest_uv_span(&level.mesh);
         assert!(
-            span < 0.25,
+            span < 0.5,
             "ratio {}: a triangle spans {span} in UV",
             level.ratio
         );
