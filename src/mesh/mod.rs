@@ -4,14 +4,16 @@
 //! - [`Material`]: base colour factor and optional decoded base-colour texture.
 //! - [`Aabb`]: axis-aligned bounds.
 //! - [`generate`] / [`simplify`] ([`LodLevel`]): LOD levels made with the meshoptimizer
-//!   simplifier, keeping the skin attributes of the vertices they keep.
+//!   simplifier, keeping the skin attributes of the vertices they keep; flat-shaded and
+//!   many-island meshes are simplified over welded vertex copies ([`LodMethod`]).
 
 mod bounds;
 mod lod;
 mod material;
 mod skinned;
+mod weld;
 
 pub use bounds::Aabb;
-pub use lod::{LodError, LodLevel, LodOptions, generate, simplify};
+pub use lod::{LodError, LodLevel, LodMethod, LodOptions, generate, simplify};
 pub use material::{Material, Texture};
 pub use skinned::{MeshError, SkinnedMesh, smooth_normals};
