@@ -32,6 +32,8 @@ pub(super) struct Done {
     pub motion: Option<(Vec<MotionRecord>, [f32; 3])>,
     /// Event markers, (name, seconds), sorted by time.
     pub events: Vec<(String, f32)>,
+    /// Ground speed and foot slide measured from the feet.
+    pub measured: super::gait::Measured,
 }
 
 /// The file being assembled, character by character.
@@ -194,6 +196,11 @@ impl<'a> Assembly<'a> {
             events: d.events.len(),
             root_motion: d.motion.is_some(),
             note: j.note.clone(),
+            measured_speed: d.measured.speed,
+            foot_slide: d.measured.foot_slide,
+            no_ground_speed: d.measured.why_not.map(|e| e.to_string()),
+            loop_seam: j.seam,
+            root_drift: j.drift.as_ref().map(|d| d.travel.length()),
         }
     }
 

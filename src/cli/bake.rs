@@ -122,6 +122,7 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
             if a.root_motion {
                 extra.push("root motion".into());
             }
+            extra.extend(a.figures());
             s += &format!(
                 "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2}  {:<22} {:<22} {}\n",
                 a.kind,
