@@ -470,6 +470,37 @@ mod tests {
     }
 
     #[test]
+    fn a_rolling_foot_is_measured_at_its_contact() {
+        // Each foot's toe follows the walk; its heel, 0.25 m behind, lifts about the toe over
+        // the second half of the stance (pitch up to 0.6 rad) and comes down during the swing.
+        let (frames, stance) = (60, 0.6);
+        let phases = [0.0, 0.5];
+        let toes = gait(&phases, stance, 1.2, 0.12, frames);
+        let mut both = Vec::new();
+        for (k, toe) in toes.iter().enumerate() {
+            let u = ((k / 2) as f32 / frames as f32 + phases[k % 2]).rem_euclid(1.0);
+            let pitch = if u < stance * 0.5 {
+                0.0
+            } else if u < stance {
+                0.6 * (u - stance * 0.5) / (stance * 0.5)
+            } else {
+                0.6 * (1.0 - (u - stance) / (1.0 - stance))
+            };
+            let heel = *toe + Vec3::new(0.0, 0.25 * pitch.sin(), -0.25 * pitch.cos());
+            both.extend([heel, *toe]);
+        }
+        let step = 1.0 / frames as f32;
+        let g = measure(&both, 2, 2, step, HEIGHT, Vec3::Z).unwrap();
+        // The toe is the lowest point while the heel lifts: the slide is the walk's (1%, as
+        // for the plain walk).
+        assert!((g.speed - 1.2).abs() < 0.012, "{g:?}");
+        // Both points are tracked and the heel's lift (to 0.15 m) is far above the band: had
+        // the heel been taken as the contact while it rises, the foot would leave the stance
+        // and its forward swing would be averaged in.
+        assert!(g.foot_slide < 0.012, "{g:?}");
+    }
+
+    #[test]
     fn a_quadruped_gallop_uses_all_four_feet() {
         let p = gait(&[0.0, 0.1, 0.5, 0.6], 0.3, 3.0, 0.1, 45);
         let g = measure(&p, 4, 1, 1.0 / 45.0, HEIGHT, Vec3::Z).unwrap();
