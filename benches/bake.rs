@@ -10,14 +10,26 @@
 //! - `load/open` against `load/fs_read`: opening and validating the large file (map, both
 //!   CRCs, every table, every texel finite) against reading its bytes with `std::fs::read`.
 //!
-//! Run: `cargo bench --bench bake`. Figures go to docs/PERFORMANCE.md.
+//! - `bare/bake/MODEL` against `bare/measure/MODEL`: the whole bake of a bare model (what
+//!   `throng bake MODEL.glb` does, without writing) against its ground-speed measuring step
+//!   alone on the same frames (each looping animation's foot points read from the baked
+//!   matrices, then `anim::gait::measure`), for the mannequin, and Fox and RobotExpressive
+//!   from `../shared/assets` (skipped with a printed reason when missing). The ratio is the
+//!   share of the bake the measure costs (the budget: 10%).
+//!
+//! Run: `cargo bench --bench bake` (`-- bare` for the last group alone). Figures go to
+//! docs/PERFORMANCE.md.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use glam::{Mat4, Vec3, Vec4};
+use throng::anim::gait;
+use throng::bake::measure::JointBoxes;
 use throng::bake::{BakeOptions, Recipe, bake};
-use throng::format::ThrongFile;
+use throng::format::records::anim_flags;
+use throng::format::{TEXELS_PER_MATRIX, ThrongFile};
 
 const CHARACTERS: usize = 16;
 
@@ -84,5 +96,101 @@ fn benches(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(bake_benches, benches);
+/// The models of the `bare` group: the mannequin, and the shared ones that are present.
+fn bare_models() -> Vec<(String, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = vec![("mannequin".to_string(), root.join("assets/mannequin.glb"))];
+    for name in ["Fox", "RobotExpressive"] {
+        let p = root.join(format!("../shared/assets/{name}.glb"));
+        if p.is_file() {
+            out.push((name.to_string(), p));
+        } else {
+            eprintln!("bare/{name}: skipped, {} is missing", p.display());
+        }
+    }
+    out
+}
+
+/// What the baker's measuring step reads for `model` baked into `file`: per foot, the joint
+/// and the 8 corners of its box (as `bake::gait` finds them).
+fn feet(model: &Path, height: f32) -> Vec<(usize, [Vec4; 8])> {
+    let m = throng::import::load(model, &throng::import::ImportOptions::default()).expect("load");
+    let mut world = vec![Mat4::IDENTITY; m.skeleton.len()];
+    throng::anim::local_to_model(&m.skeleton, m.skeleton.rest(), &mut world);
+    let rest: Vec<Vec3> = world.iter().map(|w| w.w_axis.truncate()).collect();
+    let boxes = JointBoxes::new(m.skeleton.len(), m.meshes.iter().map(|p| &p.mesh));
+    gait::find_feet(&m.skeleton, &rest, height)
+        .into_iter()
+        .map(|j| {
+            let origin = m.skeleton.inverse_bind()[j].inverse().w_axis;
+            (j, boxes.corners(j).unwrap_or([origin; 8]))
+        })
+        .collect()
+}
+
+/// The measuring step on every looping animation of `file`: foot points from the baked
+/// matrices into one buffer, then the measure. Returns how many were measured.
+fn measure_all(file: &ThrongFile, feet: &[(usize, [Vec4; 8])], buf: &mut Vec<Vec3>) -> usize {
+    let texels = file.texels();
+    let c = &file.characters()[0];
+    let rows = TEXELS_PER_MATRIX as usize;
+    let mut measured = 0;
+    for a in file.anims() {
+        if a.flags & anim_flags::LOOPING == 0 || a.frame_count < 3 {
+            continue;
+        }
+        buf.clear();
+        for f in 0..a.frame_count as usize {
+            for (j, points) in feet {
+                let k = a.first_texel as usize + (f * c.joint_count as usize + j) * rows;
+                let r = [texels.get(k), texels.get(k + 1), texels.get(k + 2)].map(Vec4::from_array);
+                buf.extend(
+                    points
+                        .iter()
+                        .map(|p| Vec3::new(r[0].dot(*p), r[1].dot(*p), r[2].dot(*p))),
+                );
+            }
+        }
+        let step = a.duration / a.frame_count as f32;
+        if gait::measure(buf, feet.len(), 8, step, c.height, Vec3::Z).is_ok() {
+            measured += 1;
+        }
+    }
+    measured
+}
+
+fn bare(c: &mut Criterion) {
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("throng-bench-bare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut g = c.benchmark_group("bare");
+    g.sample_size(10);
+    for (name, model) in bare_models() {
+        let out = dir.join(format!("{name}.throng"));
+        let recipe = Recipe::for_model(&model, &out);
+        g.bench_function(format!("bake/{name}"), |b| {
+            b.iter(|| black_box(bake(&recipe, &BakeOptions::default()).expect("bake")))
+        });
+        bake(&recipe, &BakeOptions::default())
+            .expect("bake")
+            .builder
+            .write(&out)
+            .expect("write");
+        let file = ThrongFile::open(&out).expect("open");
+        let feet = feet(&model, file.characters()[0].height);
+        let mut buf = Vec::new();
+        eprintln!(
+            "bare/{name}: {} feet, {} animations with a ground speed",
+            feet.len(),
+            measure_all(&file, &feet, &mut buf)
+        );
+        g.bench_function(format!("measure/{name}"), |b| {
+            b.iter(|| black_box(measure_all(&file, &feet, &mut buf)))
+        });
+    }
+    g.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(bake_benches, benches, bare);
 criterion_main!(bake_benches);

@@ -11,6 +11,7 @@
 //! - [`state_machine`]: parameters, states, transitions, crossfades and interruptions.
 //! - [`root_motion`]: the root's horizontal travel and yaw extracted into a motion track.
 //! - [`events`]: timed clip markers and the crossings of a playback step.
+//! - [`gait`]: ground speed from the feet: foot joints, planted phases, slide speed and slip.
 //! - [`ik`]: inverse kinematics after FK as jobs (validated once, run per frame): two-bone with
 //!   pole, CCD, FABRIK, aim.
 
@@ -18,6 +19,7 @@ pub mod blend;
 pub mod clip;
 pub mod error;
 pub mod events;
+pub mod gait;
 pub mod graph;
 pub mod ik;
 pub mod pose;

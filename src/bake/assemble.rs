@@ -33,9 +33,8 @@ pub(super) struct Done {
     pub motion: Option<(Vec<MotionRecord>, [f32; 3])>,
     /// Event markers, (name, seconds), sorted by time.
     pub events: Vec<(String, f32)>,
-    /// Slip of the planted foot at the ground speed, metres per second, when measured
-    /// (format 1.1's `foot_slide`).
-    pub foot_slide: Option<f32>,
+    /// Ground speed and foot slide measured from the feet.
+    pub measured: super::gait::Measured,
     /// For a clip: the glTF animations it was made from (empty when unknown or procedural).
     pub gltf_animations: Vec<u32>,
 }
@@ -203,8 +202,8 @@ impl<'a> Assembly<'a> {
         b.push_anim_facts(&AnimFacts {
             // Only a looping animation has a ground speed: agents walk with it cycle after
             // cycle; a one-shot's travel is its root motion.
-            ground_speed: declared_speed.filter(|_| s.looping),
-            foot_slide: d.foot_slide,
+            ground_speed: declared_speed.or(d.measured.speed).filter(|_| s.looping),
+            foot_slide: d.measured.foot_slide,
             source,
         });
         AnimReport {
@@ -226,6 +225,11 @@ impl<'a> Assembly<'a> {
             root_motion: d.motion.is_some(),
             declared_speed,
             note: j.note.clone(),
+            measured_speed: d.measured.speed,
+            foot_slide: d.measured.foot_slide,
+            no_ground_speed: d.measured.why_not.map(|e| e.to_string()),
+            loop_seam: j.seam,
+            root_drift: j.drift.as_ref().map(|d| d.travel.length()),
         }
     }
 

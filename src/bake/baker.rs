@@ -1,6 +1,7 @@
 //! The baker: [`bake`] orchestrates the stages of a bake — the input key (`inputs`), loading
 //! the characters (`load`), planning what to bake (`plan`), sampling every animation with its
-//! root motion and events (`sample`, `root_motion`, `events`), choosing the texel precision
+//! root motion and events (`sample`, `root_motion`, `events`), measuring the ground speed of
+//! in-place cycles from their feet (`gait`), choosing the texel precision
 //! (`precision`) and writing it all into a [`Builder`] (`assemble`) with the metadata.
 //!
 //! Work is parallel over animations and frames (rayon). Progress is reported through a
@@ -11,6 +12,7 @@ use rayon::prelude::*;
 use super::assemble::{Assembly, Done};
 use super::error::BakeError;
 use super::events::events;
+use super::gait::{self, Feet};
 use super::inputs::{TOOL, inputs};
 use super::load::{Loaded, load};
 use super::plan::{Job, JobSource, jobs_for};
@@ -53,12 +55,13 @@ fn report(options: &BakeOptions, p: Progress) {
     }
 }
 
-/// Samples `job` of `l`, with its root motion and events.
-fn bake_job(l: &Loaded, job: &Job, recipe: &Recipe) -> Result<Done, BakeError> {
+/// Samples `job` of `l` (whose feet are `feet`), with its root motion, events and measured
+/// ground speed.
+fn bake_job(l: &Loaded, feet: &Feet, job: &Job, recipe: &Recipe) -> Result<Done, BakeError> {
     let sampled = sample_job(l, job, recipe)?;
     let motion = root_motion(l, job, &sampled.schedule);
     Ok(Done {
-        foot_slide: None,
+        measured: gait::measure(l, feet, &sampled, motion.is_some()),
         gltf_animations: match job.source {
             JobSource::Clip(c) => l
                 .model
@@ -97,6 +100,7 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
     for (ci, (spec, l)) in recipe.characters.iter().zip(&loaded).enumerate() {
         jobs.extend(jobs_for(ci, spec, l)?);
     }
+    let feet: Vec<Feet> = loaded.iter().map(gait::feet).collect();
     // Progress in frames: each animation advances the bar by its estimate.
     let estimates: Vec<u64> = jobs.iter().map(Job::estimated_frames).collect();
     report(
@@ -107,11 +111,20 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         .par_iter()
         .zip(&estimates)
         .map(|(j, estimate)| {
-            let d = bake_job(&loaded[j.character], j, recipe);
+            let d = bake_job(&loaded[j.character], &feet[j.character], j, recipe);
             report(options, Progress::Advance(*estimate));
             d
         })
         .collect::<Result<_, _>>()?;
+
+    for (j, d) in jobs.iter_mut().zip(&done) {
+        if let Some(n) = &d.measured.note {
+            j.note = Some(match j.note.take() {
+                Some(old) => format!("{old}; {n}"),
+                None => n.clone(),
+            });
+        }
+    }
 
     let f16_errors: Vec<f32> = done.iter().map(|d| d.sampled.f16_error).collect();
     let (format, reason) = precision::choose(recipe, options.force, &jobs, &f16_errors, &loaded)?;

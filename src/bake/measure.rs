@@ -53,6 +53,17 @@ impl JointBoxes {
         Self { boxes }
     }
 
+    /// The 8 corners (bind space, w = 1) of the box of the vertices joint `joint` moves, or
+    /// `None` when it moves none. A joint's skinning matrix carries them with its vertices:
+    /// the ground-speed measure takes the lowest as a foot's contact point.
+    pub fn corners(&self, joint: usize) -> Option<[Vec4; 8]> {
+        let (_, c, e) = self.boxes.iter().find(|(j, _, _)| *j == joint)?;
+        Some(std::array::from_fn(|i| {
+            let sign = |bit: usize| if i & bit == 0 { -1.0 } else { 1.0 };
+            *c + Vec4::new(e.x * sign(1), e.y * sign(2), e.z * sign(4), 0.0)
+        }))
+    }
+
     /// Whether no joint moves any vertex (no meshes).
     pub fn is_empty(&self) -> bool {
         self.boxes.is_empty()

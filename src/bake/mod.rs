@@ -12,6 +12,7 @@
 //! - `texels`: matrices as 3×4 rows, f16 packing, error measures;
 //! - `measure`: cheap conservative bounds and errors from per-joint boxes;
 //! - `root_motion` and `events`: what a baked animation moves and fires;
+//! - `gait`: the ground speed of in-place cycles, measured from the planted feet;
 //! - `precision`: f32 or f16, by the measured f16 error and the budget;
 //! - `assemble`: everything written into the file's builder;
 //! - `report`: what a bake made ([`BakeReport`]);
@@ -23,6 +24,7 @@ mod baker;
 mod error;
 mod events;
 pub mod frames;
+mod gait;
 mod inputs;
 mod load;
 pub mod measure;

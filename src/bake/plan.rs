@@ -1,10 +1,14 @@
 //! What to bake and at which rates: the [`Job`]s of a recipe's character, one per selected clip
 //! and one per selected state and parameter value, with each one's duration, whether it loops
-//! (as the recipe says, or measured: a clip loops when it ends in the pose it starts with; a
-//! state over the period after which all its clocks repeat) and its frame rate. Every name the
-//! recipe gives is checked against the character here.
+//! (as the recipe says, or measured: a clip loops when it ends in the pose it starts with, once
+//! the root's horizontal travel over the clip is taken out; a state over the period after which
+//! all its clocks repeat) and its frame rate. A looping clip whose root drifts, with no root
+//! motion extracted, has that drift removed from its frames ([`Drift`]), so the crowd sees no
+//! snap back at the loop. Every name the recipe gives is checked against the character here.
 
 use std::collections::BTreeSet;
+
+use glam::{Mat4, Vec2, Vec3};
 
 use super::error::BakeError;
 use super::frames::FrameSchedule;
@@ -20,6 +24,10 @@ use crate::character::{Character, Poser};
 /// looping clips exported with a matching end key measure 0, one-shots (a fall, a jump) move
 /// tens of percent.
 pub const LOOP_TOLERANCE: f32 = 0.01;
+
+/// Root drift under this fraction of the character's height over a clip is left in: 0.1% (1.8 mm
+/// on 1.8 m) is a tenth of [`LOOP_TOLERANCE`], a seam nobody sees, and below the f16 budget.
+pub const DRIFT_MIN: f32 = 0.001;
 
 /// The most root cycles a state's period may span while waiting for its layered clocks to
 /// complete whole cycles too: beyond it the baked loop would be long for little gain.
@@ -50,6 +58,42 @@ pub(super) struct Job {
     pub rate: Rate,
     /// Something approximate about it, for the report.
     pub note: Option<String>,
+    /// For a clip: how far its last pose is from its first (every point of the mesh), with the
+    /// root's drift taken out when that is what makes it loop, as a fraction of the height.
+    pub seam: Option<f32>,
+    /// The root drift removed from its frames, if any.
+    pub drift: Option<Drift>,
+}
+
+/// A looping clip's root drift: the hips' horizontal travel from the first frame to the last,
+/// removed from the baked frames linearly in time (at `t` seconds, `travel × t / duration`
+/// is taken from the hips and everything below them), which makes the loop seamless when the
+/// cycle is seamless but for that travel. The travel is forward motion: the ground speed
+/// measured on the frames then includes it.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Drift {
+    /// Travel over the clip, (x, z), model units with the recipe's scale.
+    pub travel: Vec2,
+    /// The hips and their descendants, one flag per joint.
+    pub joints: Vec<bool>,
+}
+
+impl Drift {
+    /// Takes the drift at `t` seconds of a `duration`-second clip out of `skin` (one skinning
+    /// matrix per joint, model space): a translation of the model-space transform, so only
+    /// the translation column changes.
+    pub fn remove(&self, t: f32, duration: f32, skin: &mut [Mat4]) {
+        if duration <= 0.0 {
+            return;
+        }
+        let d = self.travel * (t / duration);
+        for (m, inside) in skin.iter_mut().zip(&self.joints) {
+            if *inside {
+                m.w_axis.x -= d.x;
+                m.w_axis.z -= d.y;
+            }
+        }
+    }
 }
 
 impl Job {
@@ -183,19 +227,53 @@ fn clip_jobs(
     }
     let mut jobs = Vec::new();
     let mut poser = Poser::new(&l.model);
+    let hips = crate::anim::gait::hips(&l.model.skeleton);
+    let hips_bind = l.model.skeleton.inverse_bind()[hips]
+        .inverse()
+        .transform_point3(Vec3::ZERO);
+    let subtree = l.model.skeleton.subtree(hips);
     for c in pick(&spec.clips, &clip_names, "clip", name)? {
         let clip = &l.model.clips[c];
         known.insert(clip.name().to_string());
+        let ends = |poser: &mut Poser, t: f32| -> Vec<Mat4> {
+            poser
+                .clip(&l.model, Some(c), t, Playback::Clamp)
+                .iter()
+                .map(|m| l.scale * *m)
+                .collect()
+        };
+        let first = ends(&mut poser, 0.0);
+        let mut last = ends(&mut poser, clip.duration());
+        let raw = l.boxes.error(&first, &last);
+        // The hips' horizontal travel over the clip; a character that extracts root motion
+        // has made the clip in place already.
+        let moved = (last[hips] - first[hips]).transform_point3(hips_bind);
+        let extracted = l
+            .character
+            .as_ref()
+            .is_some_and(|ch| ch.motion.get(c).is_some_and(Option::is_some));
+        let mut drift = (!extracted && Vec2::new(moved.x, moved.z).length() > DRIFT_MIN * l.height)
+            .then(|| Drift {
+                travel: Vec2::new(moved.x, moved.z),
+                joints: subtree.clone(),
+            });
+        let mut seam = raw;
+        if let Some(d) = &drift {
+            d.remove(clip.duration(), clip.duration(), &mut last);
+            let removed = l.boxes.error(&first, &last);
+            if removed < raw {
+                seam = removed;
+            } else {
+                drift = None;
+            }
+        }
         let looping = if spec.once.iter().any(|o| o == clip.name()) {
             false
         } else if spec.looping.iter().any(|o| o == clip.name()) {
             true
         } else {
-            // A clip loops when it ends in the pose it starts with. These poses are unscaled,
-            // so the tolerance is a fraction of the standing height as authored.
-            let first = poser.clip(&l.model, Some(c), 0.0, Playback::Clamp).to_vec();
-            let last = poser.clip(&l.model, Some(c), clip.duration(), Playback::Clamp);
-            l.boxes.error(&first, last) <= LOOP_TOLERANCE * l.standing
+            // A clip loops when it ends in the pose it starts with (its drift aside).
+            seam <= LOOP_TOLERANCE * l.height
         };
         jobs.push(Job {
             character: ci,
@@ -206,6 +284,9 @@ fn clip_jobs(
             looping,
             rate: rate_of(spec, clip.name()),
             note: None,
+            seam: Some(seam / l.height),
+            // A clip played once keeps its travel.
+            drift: drift.filter(|_| looping),
         });
     }
     Ok(jobs)
@@ -266,6 +347,8 @@ fn state_jobs(
                 looping,
                 rate: rate_of(spec, &state.name),
                 note,
+                seam: None,
+                drift: None,
             });
         }
     }

@@ -35,8 +35,46 @@ pub struct AnimReport {
     /// by the cycle's length, else the value of the `speed` parameter it was baked at (model
     /// units per second) times the character's factor along +z; `None` when neither.
     pub declared_speed: Option<f32>,
-    /// A note on something approximate (a state whose layers do not repeat with it).
+    /// A note on something approximate (a state whose layers do not repeat with it, feet that
+    /// slide along another axis than forward).
     pub note: Option<String>,
+    /// Ground speed measured from the planted feet (`anim::gait`) for a looping animation
+    /// without root motion: model units per second along the model's +z, the axis a crowd moves
+    /// agents along (> 0). `None` when not measured or when it has no ground speed.
+    pub measured_speed: Option<f32>,
+    /// With `measured_speed`: the residual slip of the planted feet when the character moves
+    /// at that speed, model units per second (RMS over planted samples, ≥ 0).
+    pub foot_slide: Option<f32>,
+    /// Why a looping animation without root motion has no measured ground speed (a foot never
+    /// lifts, is not planted long enough, the feet do not slide back); `None` otherwise.
+    pub no_ground_speed: Option<String>,
+    /// For a clip: how far its last pose is from its first, every point of the mesh, with any
+    /// removed root drift taken out, as a fraction of the height (≥ 0; it loops when this is
+    /// within `LOOP_TOLERANCE`, 0.01, unless the recipe says). `None` for a state.
+    pub loop_seam: Option<f32>,
+    /// Horizontal root drift removed from the frames of a looping clip, model units over the
+    /// clip (the length of the hips' travel); `None` when nothing was removed.
+    pub root_drift: Option<f32>,
+}
+
+impl AnimReport {
+    /// The measured figures as short texts for the bake report's `extra` column: ground speed
+    /// and foot slide (units per second), loop seam (% of the height) and root drift removed.
+    pub fn figures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let (Some(v), Some(slide)) = (self.measured_speed, self.foot_slide) {
+            out.push(format!(
+                "ground speed {v:.3}/s (feet), foot slide {slide:.3}/s"
+            ));
+        }
+        if let Some(seam) = self.loop_seam {
+            out.push(format!("seam {:.2}%", seam * 100.0));
+        }
+        if let Some(d) = self.root_drift {
+            out.push(format!("root drift {d:.3} removed"));
+        }
+        out
+    }
 }
 
 /// What was baked for one character.

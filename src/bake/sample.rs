@@ -2,7 +2,9 @@
 //! (the evaluation `throng pose` uses), scaled as the recipe says, packed into texels
 //! ([`super::texels`]), with each frame's bounds and f16 error and the interpolation error at
 //! the mid-frames ([`super::measure`]). For `fps = "auto"`, the lowest rate within the
-//! interpolation budget. Parallel over frames (rayon).
+//! interpolation budget. Parallel over frames (rayon). A clip's root drift, when the plan
+//! removes it, is taken out of every pose here, so texels, bounds and errors all see the
+//! seamless loop.
 
 use glam::Mat4;
 use rayon::prelude::*;
@@ -53,7 +55,8 @@ pub(super) fn sample_job(l: &Loaded, job: &Job, recipe: &Recipe) -> Result<Sampl
     })
 }
 
-/// The skinning matrices of `job` at `t`, with the recipe's scale applied, into `out`.
+/// The skinning matrices of `job` at `t`, with the recipe's scale applied and the clip's root
+/// drift removed (see [`super::plan::Drift`]), into `out`.
 fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4]) {
     let skin = match (&job.source, &l.character) {
         (JobSource::State { state, params }, Some(c)) => poser.state(c, *state, params, t),
@@ -67,6 +70,9 @@ fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4])
         for (o, m) in out.iter_mut().zip(skin) {
             *o = l.scale * *m;
         }
+    }
+    if let Some(d) = &job.drift {
+        d.remove(t, job.duration, out);
     }
 }
 

@@ -98,6 +98,7 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
             if let Some(v) = a.declared_speed {
                 extra.push(format!("{v:.2} m/s"));
             }
+            extra.extend(a.figures());
             s += &format!(
                 "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2}  {:<22} {:<22} {}\n",
                 a.kind,

@@ -1,0 +1,658 @@
+//! Ground speed from the feet: the speed an in-place locomotion cycle travels at, read from how
+//! fast its planted feet slide back in model space.
+//!
+//! A walk authored in place (no root motion) still carries its speed: while a foot is on the
+//! ground it moves backwards, in model space, at exactly the speed the character would travel
+//! for that foot not to slip. [`find_feet`] picks the foot joints of a skeleton;
+//! [`measure`] takes their model-space positions over one cycle and returns the [`Gait`]: the
+//! speed along the forward axis and the slip left when the character moves at it — or why the
+//! cycle has no ground speed ([`NoGait`]: an idle, a gesture, flying).
+//!
+//! Every threshold is a fraction of the character's height (or heights per second), so the
+//! rules read the same in centimetres and metres. Pure math: no I/O, one buffer per call.
+
+use glam::{Vec2, Vec3};
+
+use super::Skeleton;
+
+/// Name fragments of foot joints (compared with lower-cased joint names).
+pub const FOOT_NAMES: [&str; 5] = ["foot", "ankle", "toe", "paw", "heel"];
+
+/// A leaf joint whose rest height is within this fraction of the character's height of the
+/// lowest foot also stands on the ground (a quadruped's front paws, named "hand" in the Fox).
+/// 5%: ground contacts (toes, paws) sit within a few centimetres of each other, while the next
+/// lowest leaves of a standing character (a knee, a hanging hand, a tail) are a quarter of its
+/// height up or more.
+pub const GROUND_LEAF_BAND: f32 = 0.05;
+
+/// A foot is planted only within this fraction of the character's height above its lowest
+/// point over the cycle. 3% (5 cm on 1.8 m): the tracked joint of a foot rolling heel to toe
+/// rises by a centimetre or two while it bears weight; a swinging foot clears the ground by
+/// more.
+pub const GROUND_BAND: f32 = 0.03;
+
+/// A planted foot moves mostly horizontally: its vertical speed is at most this fraction of
+/// its horizontal speed (plus [`STILL`]). 0.35 (about 19°) keeps touch-down and lift-off,
+/// where the foot drops or rises steeply, out of the stance.
+pub const VERTICAL_RATIO: f32 = 0.35;
+
+/// Speeds below this many character heights per second count as standing still (0.02: 3.6 cm/s
+/// on 1.8 m), the noise of finite differences on keyed curves and of a swaying idle.
+pub const STILL: f32 = 0.02;
+
+/// A planted foot slides at a steady velocity: within this fraction of the steady slide
+/// velocity (plus [`STILL`]). 10%: the slip an agent keeps at the measured speed stays a few
+/// percent of it, and a swinging foot passing low over the ground (it moves forward) or a
+/// rolling foot (its tracked joint turning about heel or toe) is left out.
+pub const STEADY: f32 = 0.1;
+
+/// Each foot must be in stance (near the ground, moving mostly horizontally) for at least this
+/// fraction of the cycle. 15%: a sprint or a
+/// gallop keeps a foot down for a fifth of the cycle or more; a foot circling in the air
+/// (flying, swimming) meets the planted rule for about a tenth of its circle.
+pub const MIN_STANCE: f32 = 0.15;
+
+/// The slide must be at least this many heights per second to be a gait (0.05: 9 cm/s on
+/// 1.8 m, a sixth of the slowest walk); an idle's feet shuffle by less.
+pub const MIN_SPEED: f32 = 0.05;
+
+/// A cycle measured by [`measure`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gait {
+    /// Ground speed along the forward axis, model units per second (> 0).
+    pub speed: f32,
+    /// Residual slip when the character moves at `speed` along the forward axis: the RMS, over
+    /// planted samples, of the horizontal velocity of the planted foot plus the character's
+    /// velocity, model units per second (0 for a perfectly planted foot).
+    pub foot_slide: f32,
+    /// Mean slide of the planted feet across the forward axis (horizontal, perpendicular to
+    /// it), model units per second: large against `speed` when the cycle walks sideways.
+    pub lateral: f32,
+    /// Feet measured.
+    pub feet: usize,
+    /// Planted samples over all feet.
+    pub planted: usize,
+}
+
+impl Gait {
+    /// Whether the feet slide more across the forward axis than along it: the character walks
+    /// along another axis than the one a crowd moves it along.
+    pub fn off_axis(&self) -> bool {
+        self.lateral.abs() > self.speed
+    }
+}
+
+/// Why a cycle has no ground speed.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum NoGait {
+    /// No foot joint was found, or fewer than 3 samples per foot were given.
+    #[error("no feet to measure (or fewer than 3 samples)")]
+    NoFeet,
+    /// A foot never leaves the ground band: standing, an idle, a gesture.
+    #[error("foot {foot} never lifts ({lift_percent:.1}% of the height, under the {band:.0}% band)", band = GROUND_BAND * 100.0)]
+    NeverLifts {
+        /// The foot (index into the feet given).
+        foot: usize,
+        /// How high it rises over its lowest point, % of the height.
+        lift_percent: f32,
+    },
+    /// A foot is in stance for too little of the cycle (flying, dangling legs).
+    #[error("foot {foot} is in stance for {percent:.0}% of the cycle, under {min:.0}%", min = MIN_STANCE * 100.0)]
+    NotPlanted {
+        /// The foot.
+        foot: usize,
+        /// Planted share of the cycle, %.
+        percent: f32,
+    },
+    /// The planted feet do not slide back along the forward axis clearly.
+    #[error("planted feet slide back along the forward axis at {per_height:.3} heights/s (under {min}) and {lateral_per_height:.3} heights/s across it", min = MIN_SPEED)]
+    NoSlide {
+        /// Slide speed along the forward axis, heights per second (negative: forward).
+        per_height: f32,
+        /// Slide speed across it (horizontal, perpendicular), heights per second.
+        lateral_per_height: f32,
+    },
+}
+
+/// The foot joints of `skeleton`: joints named like feet ([`FOOT_NAMES`]; of a chain of them
+/// the deepest, the toe), plus leaf joints standing on the ground beside them
+/// ([`GROUND_LEAF_BAND`]); with no foot names, the leaves standing lowest. `rest` holds each
+/// joint's model-space position in the rest pose; `height` is the character's (> 0), in the
+/// same units. Sorted joint indices.
+pub fn find_feet(skeleton: &Skeleton, rest: &[Vec3], height: f32) -> Vec<usize> {
+    let n = skeleton.len().min(rest.len());
+    let named_like_foot = |j: usize| {
+        let name = skeleton.names()[j].to_lowercase();
+        FOOT_NAMES.iter().any(|f| name.contains(f))
+    };
+    let named: Vec<usize> = (0..n).filter(|&j| named_like_foot(j)).collect();
+    // Of a named chain (ankle, toe), the deepest: it stays on the ground longest.
+    let mut feet: Vec<usize> = named
+        .iter()
+        .copied()
+        .filter(|&j| !named.iter().any(|&k| skeleton.is_ancestor(j, k)))
+        .collect();
+    let mut is_leaf = vec![true; n];
+    for j in 0..n {
+        if let Some(p) = skeleton.parent(j) {
+            is_leaf[p] = false;
+        }
+    }
+    let leaves = (0..n).filter(|&j| is_leaf[j]);
+    let ground = if feet.is_empty() {
+        leaves
+            .clone()
+            .map(|j| rest[j].y)
+            .fold(f32::INFINITY, f32::min)
+    } else {
+        feet.iter()
+            .map(|&j| rest[j].y)
+            .fold(f32::INFINITY, f32::min)
+    };
+    for l in leaves {
+        let on_chain = feet
+            .iter()
+            .any(|&f| f == l || skeleton.is_ancestor(f, l) || skeleton.is_ancestor(l, f));
+        if !on_chain && rest[l].y <= ground + GROUND_LEAF_BAND * height {
+            feet.push(l);
+        }
+    }
+    feet.sort_unstable();
+    feet
+}
+
+/// The hips: the joint whose horizontal travel is the character's (root drift). From the root
+/// with the most descendants, down through joints with a single child (armature and root
+/// controls) to the first that branches (into spine and legs), or the end of the chain.
+pub fn hips(skeleton: &Skeleton) -> usize {
+    let n = skeleton.len();
+    let mut children = vec![0usize; n];
+    let mut below = vec![1usize; n];
+    // Children come after parents: one backward pass counts every subtree.
+    for j in (0..n).rev() {
+        if let Some(p) = skeleton.parent(j) {
+            children[p] += 1;
+            below[p] += below[j];
+        }
+    }
+    let Some(mut j) = (0..n)
+        .filter(|&j| skeleton.parent(j).is_none())
+        .max_by_key(|&j| below[j])
+    else {
+        return 0;
+    };
+    while children[j] == 1 {
+        match (j + 1..n).find(|&k| skeleton.parent(k) == Some(j)) {
+            Some(k) => j = k,
+            None => break,
+        }
+    }
+    j
+}
+
+/// The samples of one cycle: `frames × feet × points` model-space positions, frame-major,
+/// `points` contact points per foot (the corners of its box, or just its joint).
+#[derive(Clone, Copy)]
+struct Cycle<'a> {
+    positions: &'a [Vec3],
+    feet: usize,
+    points: usize,
+    frames: usize,
+    step: f32,
+}
+
+impl Cycle<'_> {
+    #[inline]
+    fn at(&self, i: usize, f: usize, q: usize) -> Vec3 {
+        self.positions[(i * self.feet + f) * self.points + q]
+    }
+
+    /// The contact point of foot `f` at sample `i`: its lowest point.
+    #[inline]
+    fn contact(&self, i: usize, f: usize) -> usize {
+        (0..self.points)
+            .min_by(|&a, &b| self.at(i, f, a).y.total_cmp(&self.at(i, f, b).y))
+            .unwrap_or(0)
+    }
+
+    /// Height of foot `f`'s contact point at sample `i`.
+    #[inline]
+    fn height(&self, i: usize, f: usize) -> f32 {
+        self.at(i, f, self.contact(i, f)).y
+    }
+
+    /// Velocity of foot `f`'s contact point at sample `i` (central difference of that point,
+    /// wrapping: the sample after the last is the first).
+    #[inline]
+    fn velocity(&self, i: usize, f: usize) -> Vec3 {
+        let q = self.contact(i, f);
+        let next = self.at((i + 1) % self.frames, f, q);
+        let prev = self.at((i + self.frames - 1) % self.frames, f, q);
+        (next - prev) / (2.0 * self.step)
+    }
+
+    /// Lowest and highest contact heights of foot `f` over the cycle.
+    fn range(&self, f: usize) -> (f32, f32) {
+        (0..self.frames)
+            .map(|i| self.height(i, f))
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+                (lo.min(y), hi.max(y))
+            })
+    }
+}
+
+/// Horizontal part (x, z) of a vector.
+#[inline]
+fn flat(v: Vec3) -> Vec2 {
+    Vec2::new(v.x, v.z)
+}
+
+/// Per-sample phases of one cycle: stance (near the ground, moving mostly horizontally) and
+/// planted (stance at the steady slide velocity), and that velocity.
+struct Phases {
+    stance: Vec<bool>,
+    planted: Vec<bool>,
+    /// The steady slide velocity (x, z), model units per second.
+    slide: Vec2,
+}
+
+/// Classifies the samples of `positions` (frame-major, `frames × feet`, `step` seconds apart,
+/// wrapping). Stance: within [`GROUND_BAND`] of the foot's lowest point and moving mostly
+/// horizontally ([`VERTICAL_RATIO`]). The steady slide velocity is the densest cluster of
+/// stance velocities: the stance sample with the most others within [`STEADY`] of its
+/// velocity, averaged over those. Planted: stance within [`STEADY`] of that average. The
+/// densest cluster rather than a median, because a rolling foot (heel strike, toe off) moves
+/// its tracked joint at many speeds but slides at the gait's speed only while it is flat.
+fn phases(c: &Cycle, height: f32) -> Phases {
+    let (feet, frames) = (c.feet, c.frames);
+    let still = STILL * height;
+    let mut stance = vec![false; frames * feet];
+    let mut velocities: Vec<(usize, Vec2)> = Vec::with_capacity(frames * feet);
+    for f in 0..feet {
+        let (low, _) = c.range(f);
+        for i in 0..frames {
+            let k = i * feet + f;
+            let v = c.velocity(i, f);
+            let h = flat(v);
+            if c.height(i, f) - low <= GROUND_BAND * height
+                && v.y.abs() <= VERTICAL_RATIO * h.length() + still
+            {
+                stance[k] = true;
+                velocities.push((k, h));
+            }
+        }
+    }
+    let near = |a: Vec2, b: Vec2| (a - b).length() <= STEADY * a.length() + still;
+    let mut best = (0usize, Vec2::ZERO);
+    for (_, a) in &velocities {
+        let (mut count, mut sum) = (0usize, Vec2::ZERO);
+        for (_, b) in &velocities {
+            if near(*a, *b) {
+                count += 1;
+                sum += *b;
+            }
+        }
+        if count > best.0 {
+            best = (count, sum / count as f32);
+        }
+    }
+    let slide = best.1;
+    let mut planted = vec![false; frames * feet];
+    for (k, v) in &velocities {
+        planted[*k] = near(slide, *v);
+    }
+    Phases {
+        stance,
+        planted,
+        slide,
+    }
+}
+
+/// Marks in `planted` (one flag per foot per sample, frame-major: `frames × feet`) the samples
+/// where a foot is planted: its contact point (the lowest of its `points`) near the ground
+/// ([`GROUND_BAND`]), moving mostly horizontally ([`VERTICAL_RATIO`]) and at the steady slide
+/// velocity ([`STEADY`]), which is returned (x, z, model units per second). `positions` is as
+/// [`measure`] takes it. Nothing is marked for fewer than 3 samples per foot.
+pub fn planted(
+    positions: &[Vec3],
+    feet: usize,
+    points: usize,
+    step: f32,
+    height: f32,
+    planted: &mut [bool],
+) -> Vec2 {
+    planted.iter_mut().for_each(|p| *p = false);
+    let frames = positions.len().checked_div(feet * points).unwrap_or(0);
+    if frames < 3 || step <= 0.0 || height <= 0.0 || planted.len() < frames * feet {
+        return Vec2::ZERO;
+    }
+    let c = Cycle {
+        positions,
+        feet,
+        points,
+        frames,
+        step,
+    };
+    let p = phases(&c, height);
+    planted[..frames * feet].copy_from_slice(&p.planted);
+    p.slide
+}
+
+/// Measures the ground speed of one locomotion cycle.
+///
+/// `positions` holds, at each of the cycle's samples, the model-space positions of `points`
+/// points of each of `feet` feet (frame-major, `frames × feet × points`: the corners of the
+/// box of the foot's vertices, or just its joint with `points` 1), `step` seconds apart,
+/// wrapping (the sample after the last is the first: the cycle must be seamless). At each
+/// sample a foot's contact point is its lowest: the heel at heel strike, the toe at toe off,
+/// which is what stays on the ground while the joint above it rolls. `height` is the character's (> 0) and
+/// `forward` the horizontal direction the character travels along in model space (normalised
+/// here). The speed is the mean backward slide along `forward` of the [`planted`] samples;
+/// the foot slide is over the same samples.
+///
+/// # Errors
+/// [`NoGait`] when a foot never lifts, is in stance for less than [`MIN_STANCE`] of the cycle,
+/// or the planted feet do not slide back along `forward` by at least [`MIN_SPEED`].
+pub fn measure(
+    positions: &[Vec3],
+    feet: usize,
+    points: usize,
+    step: f32,
+    height: f32,
+    forward: Vec3,
+) -> Result<Gait, NoGait> {
+    let frames = positions.len().checked_div(feet * points).unwrap_or(0);
+    let fwd = flat(forward).normalize_or_zero();
+    if frames < 3 || !(step > 0.0 && height > 0.0) || fwd == Vec2::ZERO {
+        return Err(NoGait::NoFeet);
+    }
+    let c = Cycle {
+        positions,
+        feet,
+        points,
+        frames,
+        step,
+    };
+    let p = phases(&c, height);
+    for f in 0..feet {
+        let (lo, hi) = c.range(f);
+        let lift = hi - lo;
+        if lift <= GROUND_BAND * height {
+            return Err(NoGait::NeverLifts {
+                foot: f,
+                lift_percent: lift / height * 100.0,
+            });
+        }
+        let down = (0..frames).filter(|&i| p.stance[i * feet + f]).count();
+        if (down as f32) < MIN_STANCE * frames as f32 {
+            return Err(NoGait::NotPlanted {
+                foot: f,
+                percent: down as f32 / frames as f32 * 100.0,
+            });
+        }
+    }
+    let side = fwd.perp();
+    let (mut along, mut across, mut count) = (0.0f64, 0.0f64, 0usize);
+    for (k, _) in p.planted.iter().enumerate().filter(|(_, p)| **p) {
+        let v = flat(c.velocity(k / feet, k % feet));
+        along += f64::from(v.dot(fwd));
+        across += f64::from(v.dot(side));
+        count += 1;
+    }
+    let n = count.max(1) as f64;
+    let speed = -(along / n) as f32;
+    let lateral = -(across / n) as f32;
+    if speed < MIN_SPEED * height {
+        return Err(NoGait::NoSlide {
+            per_height: speed / height,
+            lateral_per_height: lateral / height,
+        });
+    }
+    let agent = fwd * speed;
+    let mut sum = 0.0f64;
+    for (k, _) in p.planted.iter().enumerate().filter(|(_, p)| **p) {
+        let v = flat(c.velocity(k / feet, k % feet));
+        sum += f64::from((v + agent).length_squared());
+    }
+    Ok(Gait {
+        speed,
+        foot_slide: (sum / n).sqrt() as f32,
+        lateral,
+        feet,
+        planted: count,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::{RawSkeleton, Transform};
+    use glam::Mat4;
+
+    const HEIGHT: f32 = 1.8;
+
+    /// A synthetic gait: `feet` feet at phase offsets `phases`, each planted for `stance` of
+    /// a `period`-second cycle sliding back at `speed` along +z, swinging forward in an arc
+    /// `lift` high otherwise; `frames` samples.
+    fn gait(phases: &[f32], stance: f32, speed: f32, lift: f32, frames: usize) -> Vec<Vec3> {
+        let period = 1.0;
+        let stride = speed * stance * period;
+        let mut out = Vec::new();
+        for i in 0..frames {
+            for (f, phase) in phases.iter().enumerate() {
+                let u = (i as f32 / frames as f32 + phase).rem_euclid(1.0);
+                let x = if f % 2 == 0 { 0.1 } else { -0.1 };
+                let (y, z) = if u < stance {
+                    (0.0, stride * 0.5 - speed * u * period)
+                } else {
+                    let w = (u - stance) / (1.0 - stance);
+                    let ease = 0.5 - 0.5 * (std::f32::consts::PI * w).cos();
+                    (
+                        lift * (std::f32::consts::PI * w).sin(),
+                        -stride * 0.5 + stride * ease,
+                    )
+                };
+                out.push(Vec3::new(x, y, z + f as f32 * 0.3));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_biped_walk_measures_its_speed() {
+        let p = gait(&[0.0, 0.5], 0.6, 1.2, 0.12, 60);
+        let g = measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::Z).unwrap();
+        // The stance slide is exactly 1.2 m/s; central differences at the stance's ends mix
+        // in a sample of swing, which the steady-velocity rule must drop: 1% margin.
+        assert!((g.speed - 1.2).abs() < 0.012, "{g:?}");
+        assert!(g.foot_slide < 0.012, "{g:?}");
+        assert!(g.lateral.abs() < 1e-4 && !g.off_axis(), "{g:?}");
+    }
+
+    #[test]
+    fn a_rolling_foot_is_measured_at_its_contact() {
+        // Each foot's toe follows the walk; its heel, 0.25 m behind, lifts about the toe over
+        // the second half of the stance (pitch up to 0.6 rad) and comes down during the swing.
+        let (frames, stance) = (60, 0.6);
+        let phases = [0.0, 0.5];
+        let toes = gait(&phases, stance, 1.2, 0.12, frames);
+        let mut both = Vec::new();
+        for (k, toe) in toes.iter().enumerate() {
+            let u = ((k / 2) as f32 / frames as f32 + phases[k % 2]).rem_euclid(1.0);
+            let pitch = if u < stance * 0.5 {
+                0.0
+            } else if u < stance {
+                0.6 * (u - stance * 0.5) / (stance * 0.5)
+            } else {
+                0.6 * (1.0 - (u - stance) / (1.0 - stance))
+            };
+            let heel = *toe + Vec3::new(0.0, 0.25 * pitch.sin(), -0.25 * pitch.cos());
+            both.extend([heel, *toe]);
+        }
+        let step = 1.0 / frames as f32;
+        let g = measure(&both, 2, 2, step, HEIGHT, Vec3::Z).unwrap();
+        // The toe is the lowest point while the heel lifts: the slide is the walk's (1%, as
+        // for the plain walk).
+        assert!((g.speed - 1.2).abs() < 0.012, "{g:?}");
+        // Both points are tracked and the heel's lift (to 0.15 m) is far above the band: had
+        // the heel been taken as the contact while it rises, the foot would leave the stance
+        // and its forward swing would be averaged in.
+        assert!(g.foot_slide < 0.012, "{g:?}");
+    }
+
+    #[test]
+    fn a_quadruped_gallop_uses_all_four_feet() {
+        let p = gait(&[0.0, 0.1, 0.5, 0.6], 0.3, 3.0, 0.1, 45);
+        let g = measure(&p, 4, 1, 1.0 / 45.0, HEIGHT, Vec3::Z).unwrap();
+        assert_eq!(g.feet, 4);
+        // Stance is 0.3 of 45 samples per foot, less the two edge samples: ≥ 4 × 11.
+        assert!(g.planted >= 44, "{g:?}");
+        assert!((g.speed - 3.0).abs() < 0.03, "{g:?}");
+    }
+
+    #[test]
+    fn sideways_walks_are_flagged_and_measured_along_forward() {
+        // The same walk with forward along +x: the feet slide back along z, across it.
+        let p = gait(&[0.0, 0.5], 0.6, 1.2, 0.12, 60);
+        match measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::X) {
+            Err(NoGait::NoSlide {
+                per_height,
+                lateral_per_height,
+            }) => {
+                assert!(per_height.abs() < 0.01);
+                assert!((lateral_per_height - 1.2 / HEIGHT).abs() < 0.01);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Diagonal: 45° off, so the slide along forward is 1.2 cos 45° and as much across.
+        let g = measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::new(1.0, 0.0, 1.0)).unwrap();
+        assert!((g.speed - 1.2 * 0.5f32.sqrt()).abs() < 0.012, "{g:?}");
+        assert!((g.lateral.abs() - g.speed).abs() < 0.012, "{g:?}");
+    }
+
+    #[test]
+    fn idles_gestures_and_flying_have_no_ground_speed() {
+        // Standing: both feet still.
+        let idle: Vec<Vec3> = (0..40)
+            .flat_map(|_| [Vec3::new(0.1, 0.0, 0.0), Vec3::new(-0.1, 0.0, 0.0)])
+            .collect();
+        assert!(matches!(
+            measure(&idle, 2, 1, 1.0 / 30.0, HEIGHT, Vec3::Z),
+            Err(NoGait::NeverLifts { .. })
+        ));
+        // A gesture that lifts one foot (a tap): the other never lifts.
+        let mut tap = idle.clone();
+        for i in 10..20 {
+            tap[i * 2].y = 0.1 * ((i - 10) as f32 / 10.0 * std::f32::consts::PI).sin();
+        }
+        assert!(matches!(
+            measure(&tap, 2, 1, 1.0 / 30.0, HEIGHT, Vec3::Z),
+            Err(NoGait::NeverLifts { foot: 1, .. })
+        ));
+        // Flying: feet circling 0.18 m in the air, never resting.
+        let fly: Vec<Vec3> = (0..60)
+            .flat_map(|i| {
+                let a = i as f32 / 60.0 * std::f32::consts::TAU;
+                [0.0, std::f32::consts::PI]
+                    .map(|o| Vec3::new(0.0, 1.0 - 0.18 * (a + o).cos(), 0.18 * (a + o).sin()))
+            })
+            .collect();
+        assert!(matches!(
+            measure(&fly, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::Z),
+            Err(NoGait::NotPlanted { .. })
+        ));
+        assert_eq!(
+            measure(&[], 0, 1, 0.1, HEIGHT, Vec3::Z),
+            Err(NoGait::NoFeet)
+        );
+    }
+
+    #[test]
+    fn planted_marks_the_stance_only() {
+        let p = gait(&[0.0, 0.5], 0.5, 1.0, 0.12, 40);
+        let mut mask = vec![false; p.len()];
+        let m = planted(&p, 2, 1, 1.0 / 40.0, HEIGHT, &mut mask);
+        assert!((m - Vec2::new(0.0, -1.0)).length() < 1e-3, "{m}");
+        for (k, planted) in mask.iter().enumerate() {
+            let u = (((k / 2) as f32 / 40.0) + [0.0, 0.5][k % 2]).rem_euclid(1.0);
+            // Strictly inside the stance (one sample from its ends) is planted; the swing's
+            // inside is not.
+            if (0.03..0.47).contains(&u) {
+                assert!(planted, "sample {k} at phase {u}");
+            }
+            if (0.53..0.97).contains(&u) {
+                assert!(!planted, "sample {k} at phase {u}");
+            }
+        }
+    }
+
+    #[test]
+    fn feet_by_name_and_by_ground() {
+        // 0 hips; 1 leg_l, 2 foot_l, 3 toe_l; 4 leg_r, 5 foot_r; 6 arm, 7 hand (on the
+        // ground, a front paw); 8 head.
+        let names = [
+            "hips", "leg_l", "Foot_L", "TOE_L", "leg_r", "foot_r", "arm", "hand", "head",
+        ];
+        let parents = [
+            None,
+            Some(0),
+            Some(1),
+            Some(2),
+            Some(0),
+            Some(4),
+            Some(0),
+            Some(6),
+            Some(0),
+        ];
+        let rest = [
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.1, 0.5, -0.3),
+            Vec3::new(0.1, 0.08, -0.3),
+            Vec3::new(0.1, 0.01, -0.2),
+            Vec3::new(-0.1, 0.5, -0.3),
+            Vec3::new(-0.1, 0.08, -0.3),
+            Vec3::new(0.0, 0.6, 0.3),
+            Vec3::new(0.0, 0.02, 0.3),
+            Vec3::new(0.0, 1.2, 0.5),
+        ];
+        let n = names.len();
+        let skeleton = RawSkeleton {
+            names: names.map(String::from).to_vec(),
+            parents: parents.to_vec(),
+            rest: vec![Transform::IDENTITY; n],
+            inverse_bind: vec![Mat4::IDENTITY; n],
+            root_bases: vec![Mat4::IDENTITY; n],
+        }
+        .validate()
+        .unwrap();
+        // The toe (not its ankle), the right foot, and the hand standing on the ground.
+        assert_eq!(find_feet(&skeleton, &rest, 1.3), vec![3, 5, 7]);
+        // Unnamed: the leaves standing lowest, the toe (1 cm) and the hand (2 cm); the right
+        // foot, 7 cm above the toe, is beyond 5% of 1.3 m (6.5 cm) but within 5% of 2 m.
+        let unnamed = RawSkeleton {
+            names: (0..n).map(|j| format!("node_{j}")).collect(),
+            parents: parents.to_vec(),
+            rest: vec![Transform::IDENTITY; n],
+            inverse_bind: vec![Mat4::IDENTITY; n],
+            root_bases: vec![Mat4::IDENTITY; n],
+        }
+        .validate()
+        .unwrap();
+        assert_eq!(find_feet(&unnamed, &rest, 1.3), vec![3, 7]);
+        assert_eq!(find_feet(&unnamed, &rest, 2.0), vec![3, 5, 7]);
+        assert_eq!(hips(&skeleton), 0);
+        // Under an armature joint with one child, the hips are the first joint that branches.
+        let wrapped = RawSkeleton {
+            names: ["armature", "root", "hips", "leg_l", "leg_r"]
+                .map(String::from)
+                .to_vec(),
+            parents: vec![None, Some(0), Some(1), Some(2), Some(2)],
+            rest: vec![Transform::IDENTITY; 5],
+            inverse_bind: vec![Mat4::IDENTITY; 5],
+            root_bases: vec![Mat4::IDENTITY; 5],
+        }
+        .validate()
+        .unwrap();
+        assert_eq!(hips(&wrapped), 2);
+    }
+}

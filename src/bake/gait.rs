@@ -1,0 +1,139 @@
+//! The baker's measuring step: the ground speed of every looping animation without root
+//! motion, read from its planted feet ([`crate::anim::gait`]) in the frames just sampled — the
+//! feet's points come from the baked skinning matrices, so nothing is evaluated again. A foot's
+//! points are the corners of the box of the vertices its joint moves (`measure::JointBoxes`):
+//! the lowest is its contact with the ground, which stays put while the joint rolls over it.
+//!
+//! The speed is along the model's +z: the axis a crowd moves an agent along (an agent at
+//! heading 0 faces +z, and `crowd.wgsl` places the model's +z along the agent's forward).
+
+use glam::{Mat4, Vec3, Vec4};
+
+use super::load::Loaded;
+use super::sample::Sampled;
+use super::texels::from_rows;
+use crate::anim::Playback;
+use crate::anim::gait::{self, NoGait};
+use crate::character::Poser;
+use crate::format::TEXELS_PER_MATRIX;
+
+/// The model axis a crowd moves its agents along.
+pub(super) const FORWARD: Vec3 = Vec3::Z;
+
+/// [`TEXELS_PER_MATRIX`] as an index.
+const ROWS: usize = TEXELS_PER_MATRIX as usize;
+
+/// Contact points per foot: the corners of the box of its vertices.
+pub(super) const POINTS: usize = 8;
+
+/// A character's foot joints, found once per character.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Feet {
+    /// Joint indices ([`gait::find_feet`]).
+    pub joints: Vec<usize>,
+    /// Per foot, [`POINTS`] bind-space points its skinning matrix carries: the corners of the
+    /// box of the vertices it moves (the lowest is where it touches the ground), or the joint's
+    /// own origin 8 times for a joint that moves no vertex.
+    pub points: Vec<[Vec4; POINTS]>,
+}
+
+/// The feet of `l`, from its rest pose (with the recipe's scale).
+pub(super) fn feet(l: &Loaded) -> Feet {
+    let skeleton = &l.model.skeleton;
+    let bind: Vec<Vec4> = skeleton
+        .inverse_bind()
+        .iter()
+        .map(|m| m.inverse().w_axis)
+        .collect();
+    let mut poser = Poser::new(&l.model);
+    let rest: Vec<Vec3> = poser
+        .clip(&l.model, None, 0.0, Playback::Clamp)
+        .iter()
+        .zip(&bind)
+        .map(|(m, b)| (l.scale * *m * *b).truncate())
+        .collect();
+    let joints = gait::find_feet(skeleton, &rest, l.height);
+    Feet {
+        points: joints
+            .iter()
+            .map(|&j| l.boxes.corners(j).unwrap_or([bind[j]; POINTS]))
+            .collect(),
+        joints,
+    }
+}
+
+/// What the measuring step found for one animation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Measured {
+    /// Ground speed along +z, model units per second, when measured.
+    pub speed: Option<f32>,
+    /// Residual foot slip at that speed, model units per second, when measured.
+    pub foot_slide: Option<f32>,
+    /// Something the report should say about it (the feet slide along another axis).
+    pub note: Option<String>,
+    /// Why a looping animation without root motion has no ground speed.
+    pub why_not: Option<NoGait>,
+}
+
+/// Measures `job`'s ground speed from its sampled frames: only for a looping animation without
+/// root motion (`root_motion` false) of a character with feet; otherwise nothing.
+pub(super) fn measure(l: &Loaded, feet: &Feet, sampled: &Sampled, root_motion: bool) -> Measured {
+    let s = &sampled.schedule;
+    if root_motion || !s.looping {
+        return Measured::default();
+    }
+    if feet.joints.is_empty() {
+        return Measured {
+            why_not: Some(NoGait::NoFeet),
+            ..Measured::default()
+        };
+    }
+    let n = l.model.skeleton.len();
+    let frames = s.count as usize;
+    let mut positions = Vec::with_capacity(frames * feet.joints.len() * POINTS);
+    for f in 0..frames {
+        for (&j, points) in feet.joints.iter().zip(&feet.points) {
+            let k = (f * n + j) * ROWS;
+            let Some(rows) = sampled.texels.get(k..k + ROWS) else {
+                return Measured::default();
+            };
+            let m: Mat4 = from_rows(&[rows[0], rows[1], rows[2]]);
+            positions.extend(points.iter().map(|p| (m * *p).truncate()));
+        }
+    }
+    match gait::measure(
+        &positions,
+        feet.joints.len(),
+        POINTS,
+        s.step(),
+        l.height,
+        FORWARD,
+    ) {
+        Ok(g) => Measured {
+            speed: Some(g.speed),
+            foot_slide: Some(g.foot_slide),
+            note: g.off_axis().then(|| {
+                format!(
+                    "its planted feet slide more across the forward axis (+z) than along it ({:.3} against {:.3} units/s): it walks along another axis than the crowd moves it",
+                    g.lateral.abs(),
+                    g.speed
+                )
+            }),
+            why_not: None,
+        },
+        Err(e) => Measured {
+            note: match e {
+                NoGait::NoSlide {
+                    per_height,
+                    lateral_per_height,
+                } if lateral_per_height.abs() > per_height.abs().max(gait::MIN_SPEED) => Some(format!(
+                    "its planted feet slide across the forward axis (+z) at {:.3} heights/s, not along it: it walks along another axis than the crowd moves it, so it has no ground speed",
+                    lateral_per_height.abs()
+                )),
+                _ => None,
+            },
+            why_not: Some(e),
+            ..Measured::default()
+        },
+    }
+}
