@@ -106,10 +106,30 @@ fn inspect_and_export_texture_read_a_bake() {
             .any(|a| a["name"] == "greet" && a["param"] == "speed")
     );
     // Format 1.1 per animation: a looping state at `speed` has a ground speed (its root
-    // motion's when it has one, else the parameter's) and names its state and parameters;
-    // nothing measures the feet yet.
+    // motion's when it has one, else the parameter's) and names its state and parameters; a
+    // clip names its glTF animation; the mannequin's walk and run, bare clips without root
+    // motion, have the speed measured from their feet and its slide.
     for a in anims {
-        assert!(a["foot_slide"].is_null(), "{a}");
+        if a["kind"] == "clip" {
+            assert!(
+                a["source"]["gltf_animations"]
+                    .as_array()
+                    .is_some_and(|g| g.len() == 1),
+                "{a}"
+            );
+            if (a["name"] == "walk" || a["name"] == "run") && a.get("cycle_motion").is_none() {
+                assert!(
+                    a["ground_speed"].is_number() && a["foot_slide"].is_number(),
+                    "{a}"
+                );
+            }
+        }
+        if a.get("cycle_motion").is_some() {
+            assert!(
+                a["foot_slide"].is_null(),
+                "root motion is not measured: {a}"
+            );
+        }
         if a["kind"] == "state" && a["param"] == "speed" && a["looping"] == true {
             assert!(a["ground_speed"].is_number(), "{a}");
             if a.get("cycle_motion").is_none() {

@@ -243,7 +243,7 @@ fn hostile_1_1_tables_get_typed_errors() {
     refused("param-count", "run past the", |b| {
         b.anim_ext[2].param_count = u32::MAX
     });
-    refused("param-extra", "but 'AGLT' holds 1 and 'APRM' 3", |b| {
+    refused("param-extra", "but 'AGLT' holds 2 and 'APRM' 3", |b| {
         b.anim_sources.push(7);
         let name = b.params[0].name;
         b.params
@@ -287,10 +287,14 @@ fn the_baker_records_nodes_speeds_and_sources() {
     for (a, want) in [(0, 2.0), (1, 2.0), (2, 4.0)] {
         let got = f.ground_speed(a).unwrap();
         assert!((got - want).abs() < 1e-4, "animation {a}: {got}");
-        assert_eq!(f.foot_slide(a), None, "nothing measures the feet yet");
+        assert_eq!(
+            f.foot_slide(a),
+            None,
+            "root motion: the feet are not measured"
+        );
     }
-    // The clip's glTF animations are not wired from import yet: none recorded.
-    assert_eq!(f.clip_sources(0), &[] as &[u32]);
+    // The clip came from the model's glTF animation 0.
+    assert_eq!(f.clip_sources(0), &[0]);
     assert!(f.state_source(0).is_none());
     for (a, pace) in [(1, 1.0), (2, 2.0)] {
         let (state, params) = f.state_source(a).unwrap();

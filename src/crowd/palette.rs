@@ -1,14 +1,14 @@
 //! What each character of a bake can play, as the crowd sees it: its gaits (looping animations
 //! with a known ground speed) grouped into families by name, the locomotion family agents walk
-//! and run with, an optional gesture family (waving, at the same speeds) and an optional idle;
+//! and run with (for a bare model whose clips have one speed each, all of them), an optional gesture family (waving, at the same speeds) and an optional idle;
 //! and, per animation, conservative model-space bounds over all its frames.
 //!
 //! Ground speed of a looping animation: in a format 1.1 file, the `ground_speed` the baker
-//! recorded (the one speed that applies, in model units per second: see docs/FORMAT.md), and
+//! recorded (the one speed that applies, in metres per second: see docs/FORMAT.md), and
 //! none when it recorded none. A format 1.0 file records none, so
 //! it is derived as before: for an animation with root motion, the distance its root travels
 //! over one cycle divided by its duration; otherwise its baked parameter value when the
-//! parameter is named `speed` (metres per second, the character files' convention); otherwise
+//! parameter is named `speed` (read as metres per second, as format 1.0 did); otherwise
 //! unknown. Clamped animations have no ground speed.
 //!
 //! Idle: the animation named [`PaletteNames::idle`]; else the locomotion gait at speed 0; else
@@ -352,8 +352,9 @@ fn families_of<'a>(
     families
 }
 
-/// The locomotion family's name and gaits: the one `names` asks for, else the one with the
-/// most distinct speeds (ties: the first); without families, every looping animation of
+/// The locomotion family's name and gaits: the one `names` asks for; else, when every family
+/// has one speed (a bare model's clips), all of them under an empty name; else the one with
+/// the most distinct speeds (ties: the first); without families, every looping animation of
 /// `range` (or every one, when none loops) standing in place, under an empty name.
 fn locomotion_of(
     families: &[Family],
@@ -368,6 +369,22 @@ fn locomotion_of(
         // max_by_key keeps the last of equals: reverse the index so ties go to the first.
         .max_by_key(|(i, f)| (f.gaits.len(), usize::MAX - i))
         .map(|(i, _)| i);
+    // A bare model's clips are one family per name, one speed each (Fox: Walk, Run): its
+    // locomotion is all of them, so agents walk and run with it as with the mannequin's
+    // `move`. They are separate clips, so they share no step cycle and are not phase-synced.
+    if named.is_none() && families.len() > 1 && families.iter().all(|f| f.gaits.len() == 1) {
+        let mut gaits: Vec<Gait> = Vec::new();
+        for g in families.iter().map(|f| f.gaits[0]) {
+            if !gaits
+                .iter()
+                .any(|h| (h.speed - g.speed).abs() <= SAME_SPEED)
+            {
+                gaits.push(g);
+            }
+        }
+        gaits.sort_by(|a, b| a.speed.total_cmp(&b.speed));
+        return (String::new(), gaits);
+    }
     match named.or(most) {
         Some(i) => (families[i].name.clone(), families[i].gaits.clone()),
         None => {
@@ -508,15 +525,23 @@ mod tests {
         let speeds: Vec<Option<f32>> = p.anims().iter().map(|a| a.speed).collect();
         assert_eq!(speeds, [None, Some(0.9), Some(2.6)]);
         let c = &p.characters()[0];
-        // Walk and Run are one gait each; ties go to the first family.
-        assert_eq!(c.locomotion_family, "Walk");
+        // Walk and Run are one gait each: together they are the locomotion, slowest first,
+        // under no family name (no phase sync between separate clips).
+        assert_eq!(c.locomotion_family, "");
         assert_eq!(
             c.locomotion,
-            [Gait {
-                anim: 1,
-                speed: 0.9
-            }]
+            [
+                Gait {
+                    anim: 1,
+                    speed: 0.9
+                },
+                Gait {
+                    anim: 2,
+                    speed: 2.6
+                }
+            ]
         );
+        assert_eq!((c.walk(), c.run()), (Some(0), Some(1)));
         assert_eq!(c.idle, Some(0), "Survey stands still");
         // Without an idle-like name, the first looping animation without speed; a clamped
         // one never idles.
