@@ -95,7 +95,21 @@ pub(super) fn cached_bake(input: &Path) -> Result<PathBuf> {
             out.display(),
             input.display()
         );
-        bake_and_write(&recipe, false, false)?;
+        let report = bake_and_write(&recipe, false, false)?;
+        // What the user may want to change (the units rule applied, a size that needs a
+        // `height`, unreadable images): the same notes `throng bake` prints.
+        for c in &report.characters {
+            eprintln!(
+                "'{}': {} joints, height {:.3} m, {} animations",
+                c.name,
+                c.joints,
+                c.height,
+                c.anims.len()
+            );
+            for w in &c.warnings {
+                eprintln!("  note: {w}");
+            }
+        }
     }
     Ok(out)
 }
