@@ -26,14 +26,18 @@ pub const FOOT_NAMES: [&str; 5] = ["foot", "ankle", "toe", "paw", "heel"];
 pub const GROUND_LEAF_BAND: f32 = 0.05;
 
 /// A foot is planted only within this fraction of the character's height above its lowest
-/// point over the cycle. 3% (5 cm on 1.8 m): the tracked joint of a foot rolling heel to toe
-/// rises by a centimetre or two while it bears weight; a swinging foot clears the ground by
-/// more.
-pub const GROUND_BAND: f32 = 0.03;
+/// point over the cycle. 5% (9 cm on 1.8 m): a hand-keyed run's stance foot compresses and
+/// rolls, its contact rising 3-5% of the height within the stance (Fox Run, RobotExpressive
+/// Running: at 3% a foot was in stance for 10-14% of the cycle); a swing clears the ground by
+/// a fifth of the height or more, and one passing lower moves forward, which the steady slide
+/// rule ([`STEADY`]) leaves out.
+pub const GROUND_BAND: f32 = 0.05;
 
-/// A planted foot moves mostly horizontally: its vertical speed is at most this fraction of
-/// its horizontal speed (plus [`STILL`]). 0.35 (about 19°) keeps touch-down and lift-off,
-/// where the foot drops or rises steeply, out of the stance.
+/// A planted foot moves mostly horizontally: its contact height changes at most this fraction
+/// of its horizontal speed (plus [`STILL`]). 0.35 (about 19°) keeps touch-down and lift-off,
+/// where the foot drops or rises steeply, out of the stance. The height of the contact (the
+/// lowest point, whichever it is) rather than the vertical speed of one point: a foot rolling
+/// over its heel or toe keeps its contact height while the corners beside the pivot rise.
 pub const VERTICAL_RATIO: f32 = 0.35;
 
 /// Speeds below this many character heights per second count as standing still (0.02: 3.6 cm/s
@@ -231,6 +235,16 @@ impl Cycle<'_> {
         (next - prev) / (2.0 * self.step)
     }
 
+    /// Vertical speed of foot `f`'s contact height at sample `i` (central difference of the
+    /// lowest point's height, whichever point that is): a foot rolling over its heel or toe
+    /// keeps its contact height while the points beside the pivot rise or drop.
+    #[inline]
+    fn climb(&self, i: usize, f: usize) -> f32 {
+        let next = self.height((i + 1) % self.frames, f);
+        let prev = self.height((i + self.frames - 1) % self.frames, f);
+        (next - prev) / (2.0 * self.step)
+    }
+
     /// Lowest and highest contact heights of foot `f` over the cycle.
     fn range(&self, f: usize) -> (f32, f32) {
         (0..self.frames)
@@ -272,10 +286,9 @@ fn phases(c: &Cycle, height: f32) -> Phases {
         let (low, _) = c.range(f);
         for i in 0..frames {
             let k = i * feet + f;
-            let v = c.velocity(i, f);
-            let h = flat(v);
+            let h = flat(c.velocity(i, f));
             if c.height(i, f) - low <= GROUND_BAND * height
-                && v.y.abs() <= VERTICAL_RATIO * h.length() + still
+                && c.climb(i, f).abs() <= VERTICAL_RATIO * h.length() + still
             {
                 stance[k] = true;
                 velocities.push((k, h));
