@@ -256,7 +256,7 @@ fn check_bare(
     }
     for name in moving {
         let a = anim(&report, name);
-        if a.measured_speed.is_none() {
+        if a.measured_speed.is_none() || std::env::var_os("THRONG_GAIT_DIAGNOSE").is_some() {
             diagnose(&file, name, &feet);
         }
         let speed = a
@@ -301,6 +301,12 @@ fn mannequin_walk_and_run_measure_their_authored_speeds() {
         &["idle", "wave"],
         &[],
     );
+    // The mannequin walks along +z: it is not turned.
+    let warnings = &report.characters[0].warnings;
+    assert!(
+        !warnings.iter().any(|w| w.contains("turned")),
+        "{warnings:?}"
+    );
     // Authored speeds (import::mannequin WALK_SPEED and RUN_SPEED, the speeds bake/mannequin.toml
     // bakes its states at); 5% is the tolerance.
     for (name, authored) in [("walk", 1.2f32), ("run", 3.0)] {
@@ -342,22 +348,24 @@ fn faster(report: &BakeReport, walk: &str, run: &str) {
 }
 
 #[test]
-fn cesium_man_walks_along_another_axis() {
+fn cesium_man_is_turned_to_walk_along_z() {
     let Some(man) = common::shared_asset("CesiumMan.glb") else {
         return;
     };
-    // CesiumMan walks along the model's +x: its planted feet slide along x, across the +z a
-    // crowd moves agents along, so it has no ground speed along +z (and a note says why).
-    let report = check_bare(
-        &man,
-        "gait-cesium",
-        MAX_SLIP_SHARED,
-        &[],
-        &[],
-        &[("merged", "across it")],
+    // CesiumMan walks along the model's x: the baker turns him about +y so that he walks
+    // along +z, the axis a crowd moves agents along, and says so; then his walk has a ground
+    // speed and an agent playing it keeps his planted feet.
+    // His planted feet slide at 0.42 to 0.82 heights/s within one stance (a demo clip, not a
+    // planted walk): an agent at the mean slips 18% of it in the crowd's playback. 20% still
+    // fails a wrong turn, axis or sign, each of which slips by 100% or more.
+    let report = check_bare(&man, "gait-cesium", 0.2, &["merged"], &[], &[]);
+    let warnings = &report.characters[0].warnings;
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("turned") && w.contains("walks along +z")),
+        "{warnings:?}"
     );
-    let note = anim(&report, "merged").note.as_deref().unwrap_or("");
-    assert!(note.contains("another axis"), "{note}");
 }
 
 #[test]

@@ -72,6 +72,10 @@ pub struct Gait {
     /// Mean slide of the planted feet across the forward axis (horizontal, perpendicular to
     /// it), model units per second: large against `speed` when the cycle walks sideways.
     pub lateral: f32,
+    /// The direction and speed the character travels in (x, z of the model; minus the mean
+    /// velocity of the planted feet), model units per second: `speed` is its part along the
+    /// forward axis, `lateral` the rest.
+    pub travel: Vec2,
     /// Feet measured.
     pub feet: usize,
     /// Planted samples over all feet.
@@ -115,6 +119,9 @@ pub enum NoGait {
         per_height: f32,
         /// Slide speed across it (horizontal, perpendicular), heights per second.
         lateral_per_height: f32,
+        /// As [`Gait::travel`]: where the planted feet say the character travels (x, z),
+        /// model units per second.
+        travel: Vec2,
     },
 }
 
@@ -404,21 +411,22 @@ pub fn measure(
             });
         }
     }
-    let side = fwd.perp();
-    let (mut along, mut across, mut count) = (0.0f64, 0.0f64, 0usize);
+    let (mut sum, mut count) = ([0.0f64; 2], 0usize);
     for (k, _) in p.planted.iter().enumerate().filter(|(_, p)| **p) {
         let v = flat(c.velocity(k / feet, k % feet));
-        along += f64::from(v.dot(fwd));
-        across += f64::from(v.dot(side));
+        sum[0] += f64::from(v.x);
+        sum[1] += f64::from(v.y);
         count += 1;
     }
     let n = count.max(1) as f64;
-    let speed = -(along / n) as f32;
-    let lateral = -(across / n) as f32;
+    let travel = -Vec2::new((sum[0] / n) as f32, (sum[1] / n) as f32);
+    let speed = travel.dot(fwd);
+    let lateral = travel.dot(fwd.perp());
     if speed < MIN_SPEED * height {
         return Err(NoGait::NoSlide {
             per_height: speed / height,
             lateral_per_height: lateral / height,
+            travel,
         });
     }
     let agent = fwd * speed;
@@ -431,6 +439,7 @@ pub fn measure(
         speed,
         foot_slide: (sum / n).sqrt() as f32,
         lateral,
+        travel,
         feet,
         planted: count,
     })
@@ -531,9 +540,12 @@ mod tests {
             Err(NoGait::NoSlide {
                 per_height,
                 lateral_per_height,
+                travel,
             }) => {
                 assert!(per_height.abs() < 0.01);
                 assert!((lateral_per_height - 1.2 / HEIGHT).abs() < 0.01);
+                // It travels along +z (the feet slide back along -z), 1.2 m/s: 1% as above.
+                assert!((travel - Vec2::new(0.0, 1.2)).length() < 0.012, "{travel}");
             }
             other => panic!("{other:?}"),
         }
