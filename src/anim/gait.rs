@@ -26,14 +26,18 @@ pub const FOOT_NAMES: [&str; 5] = ["foot", "ankle", "toe", "paw", "heel"];
 pub const GROUND_LEAF_BAND: f32 = 0.05;
 
 /// A foot is planted only within this fraction of the character's height above its lowest
-/// point over the cycle. 3% (5 cm on 1.8 m): the tracked joint of a foot rolling heel to toe
-/// rises by a centimetre or two while it bears weight; a swinging foot clears the ground by
-/// more.
-pub const GROUND_BAND: f32 = 0.03;
+/// point over the cycle. 5% (9 cm on 1.8 m): a hand-keyed run's stance foot compresses and
+/// rolls, its contact rising 3-5% of the height within the stance (Fox Run, RobotExpressive
+/// Running: at 3% a foot was in stance for 10-14% of the cycle); a swing clears the ground by
+/// a fifth of the height or more, and one passing lower moves forward, which the steady slide
+/// rule ([`STEADY`]) leaves out.
+pub const GROUND_BAND: f32 = 0.05;
 
-/// A planted foot moves mostly horizontally: its vertical speed is at most this fraction of
-/// its horizontal speed (plus [`STILL`]). 0.35 (about 19°) keeps touch-down and lift-off,
-/// where the foot drops or rises steeply, out of the stance.
+/// A planted foot moves mostly horizontally: its contact height changes at most this fraction
+/// of its horizontal speed (plus [`STILL`]). 0.35 (about 19°) keeps touch-down and lift-off,
+/// where the foot drops or rises steeply, out of the stance. The height of the contact (the
+/// lowest point, whichever it is) rather than the vertical speed of one point: a foot rolling
+/// over its heel or toe keeps its contact height while the corners beside the pivot rise.
 pub const VERTICAL_RATIO: f32 = 0.35;
 
 /// Speeds below this many character heights per second count as standing still (0.02: 3.6 cm/s
@@ -68,6 +72,10 @@ pub struct Gait {
     /// Mean slide of the planted feet across the forward axis (horizontal, perpendicular to
     /// it), model units per second: large against `speed` when the cycle walks sideways.
     pub lateral: f32,
+    /// The direction and speed the character travels in (x, z of the model; minus the mean
+    /// velocity of the planted feet), model units per second: `speed` is its part along the
+    /// forward axis, `lateral` the rest.
+    pub travel: Vec2,
     /// Feet measured.
     pub feet: usize,
     /// Planted samples over all feet.
@@ -111,6 +119,9 @@ pub enum NoGait {
         per_height: f32,
         /// Slide speed across it (horizontal, perpendicular), heights per second.
         lateral_per_height: f32,
+        /// As [`Gait::travel`]: where the planted feet say the character travels (x, z),
+        /// model units per second.
+        travel: Vec2,
     },
 }
 
@@ -231,6 +242,16 @@ impl Cycle<'_> {
         (next - prev) / (2.0 * self.step)
     }
 
+    /// Vertical speed of foot `f`'s contact height at sample `i` (central difference of the
+    /// lowest point's height, whichever point that is): a foot rolling over its heel or toe
+    /// keeps its contact height while the points beside the pivot rise or drop.
+    #[inline]
+    fn climb(&self, i: usize, f: usize) -> f32 {
+        let next = self.height((i + 1) % self.frames, f);
+        let prev = self.height((i + self.frames - 1) % self.frames, f);
+        (next - prev) / (2.0 * self.step)
+    }
+
     /// Lowest and highest contact heights of foot `f` over the cycle.
     fn range(&self, f: usize) -> (f32, f32) {
         (0..self.frames)
@@ -272,10 +293,9 @@ fn phases(c: &Cycle, height: f32) -> Phases {
         let (low, _) = c.range(f);
         for i in 0..frames {
             let k = i * feet + f;
-            let v = c.velocity(i, f);
-            let h = flat(v);
+            let h = flat(c.velocity(i, f));
             if c.height(i, f) - low <= GROUND_BAND * height
-                && v.y.abs() <= VERTICAL_RATIO * h.length() + still
+                && c.climb(i, f).abs() <= VERTICAL_RATIO * h.length() + still
             {
                 stance[k] = true;
                 velocities.push((k, h));
@@ -391,21 +411,22 @@ pub fn measure(
             });
         }
     }
-    let side = fwd.perp();
-    let (mut along, mut across, mut count) = (0.0f64, 0.0f64, 0usize);
+    let (mut sum, mut count) = ([0.0f64; 2], 0usize);
     for (k, _) in p.planted.iter().enumerate().filter(|(_, p)| **p) {
         let v = flat(c.velocity(k / feet, k % feet));
-        along += f64::from(v.dot(fwd));
-        across += f64::from(v.dot(side));
+        sum[0] += f64::from(v.x);
+        sum[1] += f64::from(v.y);
         count += 1;
     }
     let n = count.max(1) as f64;
-    let speed = -(along / n) as f32;
-    let lateral = -(across / n) as f32;
+    let travel = -Vec2::new((sum[0] / n) as f32, (sum[1] / n) as f32);
+    let speed = travel.dot(fwd);
+    let lateral = travel.dot(fwd.perp());
     if speed < MIN_SPEED * height {
         return Err(NoGait::NoSlide {
             per_height: speed / height,
             lateral_per_height: lateral / height,
+            travel,
         });
     }
     let agent = fwd * speed;
@@ -418,6 +439,7 @@ pub fn measure(
         speed,
         foot_slide: (sum / n).sqrt() as f32,
         lateral,
+        travel,
         feet,
         planted: count,
     })
@@ -518,9 +540,12 @@ mod tests {
             Err(NoGait::NoSlide {
                 per_height,
                 lateral_per_height,
+                travel,
             }) => {
                 assert!(per_height.abs() < 0.01);
                 assert!((lateral_per_height - 1.2 / HEIGHT).abs() < 0.01);
+                // It travels along +z (the feet slide back along -z), 1.2 m/s: 1% as above.
+                assert!((travel - Vec2::new(0.0, 1.2)).length() < 0.012, "{travel}");
             }
             other => panic!("{other:?}"),
         }

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::assemble::{Assembly, Done};
 use super::error::BakeError;
 use super::events::events;
+use super::facing;
 use super::gait::{self, Feet};
 use super::inputs::{TOOL, inputs};
 use super::load::{Loaded, load};
@@ -76,6 +77,47 @@ fn bake_job(l: &Loaded, feet: &Feet, job: &Job, recipe: &Recipe) -> Result<Done,
     })
 }
 
+/// Turns character `ci` (`l`, with feet `feet`) so that it walks along +z, the crowd's
+/// forward, when it has no root motion and its looping animations' feet say it walks along
+/// another axis ([`facing`]): its sampled frames and bounds are turned in `done` and their
+/// ground speeds measured again. Returns the report's note when it was turned.
+fn face_forward(
+    ci: usize,
+    l: &Loaded,
+    feet: &Feet,
+    jobs: &[Job],
+    done: &mut [Done],
+) -> Option<String> {
+    let mine = || {
+        jobs.iter()
+            .zip(done.iter())
+            .filter(move |(j, _)| j.character == ci)
+    };
+    // Root motion is baked in model space along the axis it was authored on: a character
+    // with any keeps its facing.
+    if mine().any(|(_, d)| d.motion.is_some()) {
+        return None;
+    }
+    let travels: Vec<_> = mine().filter_map(|(_, d)| d.measured.travel).collect();
+    let k = facing::quarter_turns(travels.iter().copied());
+    if k == 0 {
+        return None;
+    }
+    let along: glam::Vec2 = travels.iter().map(|t| t.normalize_or_zero()).sum();
+    for (j, d) in jobs.iter().zip(done.iter_mut()) {
+        if j.character != ci {
+            continue;
+        }
+        facing::turn_texels(&mut d.sampled.texels, k);
+        d.sampled
+            .bounds
+            .iter_mut()
+            .for_each(|b| facing::turn_bounds(b, k));
+        d.measured = gait::measure(l, feet, &d.sampled, false);
+    }
+    Some(facing::note(along, k))
+}
+
 /// Bakes `recipe`.
 ///
 /// # Errors
@@ -117,6 +159,10 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         })
         .collect::<Result<_, _>>()?;
 
+    let turns: Vec<Option<String>> = (0..loaded.len())
+        .map(|ci| face_forward(ci, &loaded[ci], &feet[ci], &jobs, &mut done))
+        .collect();
+
     for (j, d) in jobs.iter_mut().zip(&done) {
         if let Some(n) = &d.measured.note {
             j.note = Some(match j.note.take() {
@@ -133,7 +179,9 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
     let mut file = Assembly::new(recipe, format);
     let mut characters = Vec::new();
     for (ci, l) in loaded.iter().enumerate() {
-        characters.push(file.character(ci, l, &jobs, &mut done)?);
+        let mut c = file.character(ci, l, &jobs, &mut done)?;
+        c.warnings.extend(turns[ci].clone());
+        characters.push(c);
         report(options, Progress::Advance(1));
     }
     let mut b = file.builder;

@@ -7,7 +7,7 @@
 //! The speed is along the model's +z: the axis a crowd moves an agent along (an agent at
 //! heading 0 faces +z, and `crowd.wgsl` places the model's +z along the agent's forward).
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::load::Loaded;
 use super::sample::Sampled;
@@ -69,6 +69,9 @@ pub(super) struct Measured {
     pub speed: Option<f32>,
     /// Residual foot slip at that speed, model units per second, when measured.
     pub foot_slide: Option<f32>,
+    /// Where the planted feet say the character travels (x, z of the model, units per
+    /// second), whether or not that is along +z: what `facing` turns the character by.
+    pub travel: Option<Vec2>,
     /// Something the report should say about it (the feet slide along another axis).
     pub note: Option<String>,
     /// Why a looping animation without root motion has no ground speed.
@@ -112,6 +115,7 @@ pub(super) fn measure(l: &Loaded, feet: &Feet, sampled: &Sampled, root_motion: b
         Ok(g) => Measured {
             speed: Some(g.speed),
             foot_slide: Some(g.foot_slide),
+            travel: Some(g.travel),
             note: g.off_axis().then(|| {
                 format!(
                     "its planted feet slide more across the forward axis (+z) than along it ({:.3} against {:.3} units/s): it walks along another axis than the crowd moves it",
@@ -122,10 +126,19 @@ pub(super) fn measure(l: &Loaded, feet: &Feet, sampled: &Sampled, root_motion: b
             why_not: None,
         },
         Err(e) => Measured {
+            travel: match e {
+                NoGait::NoSlide { travel, .. }
+                    if travel.length() >= gait::MIN_SPEED * l.height =>
+                {
+                    Some(travel)
+                }
+                _ => None,
+            },
             note: match e {
                 NoGait::NoSlide {
                     per_height,
                     lateral_per_height,
+                    ..
                 } if lateral_per_height.abs() > per_height.abs().max(gait::MIN_SPEED) => Some(format!(
                     "its planted feet slide across the forward axis (+z) at {:.3} heights/s, not along it: it walks along another axis than the crowd moves it, so it has no ground speed",
                     lateral_per_height.abs()

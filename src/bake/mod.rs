@@ -23,6 +23,7 @@ mod assemble;
 mod baker;
 mod error;
 mod events;
+mod facing;
 pub mod frames;
 mod gait;
 mod inputs;
