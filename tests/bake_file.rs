@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec3, Vec4};
 use throng::anim::{Transform, local_to_model, sample, skinning_matrices};
 use throng::bake::{
     BakeOptions, FrameSchedule, PrecisionChoice, Recipe, Size, bake, from_rows, rows,
@@ -33,7 +33,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 /// Bakes `recipe` with `precision` and reads the result back from bytes.
-fn bake_and_read(mut recipe: Recipe, precision: PrecisionChoice) -> (Builder, ThrongFile) {
+fn bake_and_read(mut recipe: Recipe, precision: PrecisionChoice) -> (Builder, ThrongFile, u8) {
     recipe.precision = precision;
     let baked = bake(
         &recipe,
@@ -45,7 +45,8 @@ fn bake_and_read(mut recipe: Recipe, precision: PrecisionChoice) -> (Builder, Th
     .unwrap();
     let bytes = baked.builder.to_bytes().unwrap();
     let file = ThrongFile::from_bytes(&bytes, "mem.throng").unwrap();
-    (baked.builder, file)
+    let turns = baked.report.characters[0].quarter_turns;
+    (baked.builder, file, turns)
 }
 
 /// The matrices of frame `f` of animation `a`, decoded from the file's texels.
@@ -65,6 +66,19 @@ fn frame_matrices(file: &ThrongFile, a: usize, f: u32) -> Vec<Mat4> {
 /// centimetres, is baked at 0.01; the others at 1).
 fn default_scale(m: &Model) -> Mat4 {
     Mat4::from_scale(Size::Default.factor(standing_height(m)).0)
+}
+
+/// `m` turned by `k` quarter turns about +y, as the baker turns a character that walks along
+/// another axis than +z (CesiumMan): per turn, model (x, z) becomes (z, −x), which moves rows
+/// without arithmetic, so the result is bit-exact.
+fn turned(m: Mat4, k: u8) -> Mat4 {
+    let turn = |c: Vec4| (0..k).fold(c, |c, _| Vec4::new(c.z, c.y, -c.x, c.w));
+    Mat4::from_cols(
+        turn(m.x_axis),
+        turn(m.y_axis),
+        turn(m.z_axis),
+        turn(m.w_axis),
+    )
 }
 
 fn schedule(file: &ThrongFile, a: usize) -> FrameSchedule {
@@ -92,7 +106,7 @@ fn f32_texels_of_every_clip_are_bit_identical_to_the_cpu_pipeline() {
     for path in models() {
         let m: Model = load(&path, &ImportOptions::default()).unwrap();
         let scale = default_scale(&m);
-        let (_, file) = bake_and_read(
+        let (_, file, turns) = bake_and_read(
             Recipe::for_model(&path, Path::new("unused.throng")),
             PrecisionChoice::F32,
         );
@@ -113,7 +127,7 @@ fn f32_texels_of_every_clip_are_bit_identical_to_the_cpu_pipeline() {
                 local_to_model(&m.skeleton, &local, &mut world);
                 skinning_matrices(&m.skeleton, &world, &mut skin);
                 for k in &mut skin {
-                    *k = scale * *k;
+                    *k = turned(scale * *k, turns);
                 }
                 assert!(
                     same_bits(&frame_matrices(&file, a, f), &skin),
@@ -132,7 +146,7 @@ fn f32_texels_of_every_clip_are_bit_identical_to_the_cpu_pipeline() {
 fn f32_texels_of_states_are_the_poses_throng_pose_prints() {
     let recipe = Recipe::load(&fixture("walker-bake.toml")).unwrap();
     let character = Character::load(&fixture("walker.toml")).unwrap();
-    let (_, file) = bake_and_read(recipe, PrecisionChoice::F32);
+    let (_, file, _) = bake_and_read(recipe, PrecisionChoice::F32);
     let mut poser = Poser::new(&character.model);
     let machine = &character.machine;
     let mut states = 0;
@@ -167,7 +181,7 @@ fn f16_texels_stay_within_the_reported_bound() {
     for path in models() {
         let m = load(&path, &ImportOptions::default()).unwrap();
         let scale = default_scale(&m);
-        let (_, file) = bake_and_read(
+        let (_, file, turns) = bake_and_read(
             Recipe::for_model(&path, Path::new("unused.throng")),
             PrecisionChoice::F16,
         );
@@ -180,7 +194,7 @@ fn f16_texels_stay_within_the_reported_bound() {
                 let exact: Vec<Mat4> = poser
                     .clip(&m, Some(a), s.time(f), throng::anim::Playback::Clamp)
                     .iter()
-                    .map(|k| scale * *k)
+                    .map(|k| turned(scale * *k, turns))
                     .collect();
                 let stored = frame_matrices(&file, a, f);
                 for mesh in &m.meshes {
@@ -202,7 +216,7 @@ fn f16_texels_stay_within_the_reported_bound() {
 fn writing_and_reading_is_lossless() {
     let recipe = Recipe::load(&fixture("walker-bake.toml")).unwrap();
     for precision in [PrecisionChoice::F32, PrecisionChoice::F16] {
-        let (b, file) = bake_and_read(recipe.clone(), precision);
+        let (b, file, _) = bake_and_read(recipe.clone(), precision);
         assert_eq!(file.characters(), &b.characters[..]);
         assert_eq!(file.joints(), &b.joints[..]);
         assert_eq!(file.anims(), &b.anims[..]);
@@ -229,8 +243,8 @@ fn writing_and_reading_is_lossless() {
 #[test]
 fn bakes_are_deterministic_and_name_their_inputs() {
     let recipe = Recipe::load(&fixture("walker-bake.toml")).unwrap();
-    let (a, _) = bake_and_read(recipe.clone(), PrecisionChoice::Auto);
-    let (b, _) = bake_and_read(recipe, PrecisionChoice::Auto);
+    let (a, _, _) = bake_and_read(recipe.clone(), PrecisionChoice::Auto);
+    let (b, _, _) = bake_and_read(recipe, PrecisionChoice::Auto);
     assert_eq!(a.to_bytes().unwrap(), b.to_bytes().unwrap());
     let inputs: Vec<&str> = a.metadata.inputs.iter().map(|i| i.path.as_str()).collect();
     assert_eq!(inputs.len(), 2, "{inputs:?}");
@@ -243,7 +257,7 @@ fn bakes_are_deterministic_and_name_their_inputs() {
 fn baked_bounds_hold_the_skinned_mesh_at_every_frame() {
     for path in models() {
         let m = load(&path, &ImportOptions::default()).unwrap();
-        let (_, file) = bake_and_read(
+        let (_, file, _) = bake_and_read(
             Recipe::for_model(&path, Path::new("unused.throng")),
             PrecisionChoice::F32,
         );
@@ -275,7 +289,7 @@ fn baked_bounds_hold_the_skinned_mesh_at_every_frame() {
 fn events_root_motion_and_lods_are_stored() {
     let recipe = Recipe::load(&fixture("walker-bake.toml")).unwrap();
     let character = Character::load(&fixture("walker.toml")).unwrap();
-    let (_, file) = bake_and_read(recipe, PrecisionChoice::Auto);
+    let (_, file, _) = bake_and_read(recipe, PrecisionChoice::Auto);
     let find = |name: &str, speed: Option<f32>| {
         file.anims()
             .iter()
@@ -391,7 +405,7 @@ fn root_motion_is_stored_per_frame_and_per_cycle() {
         "output = \"slide.throng\"\nfps = 10\nlods = [1.0]\n[[characters]]\ncharacter = \"slide.toml\"\n",
     )
     .unwrap();
-    let (_, file) = bake_and_read(Recipe::load(&recipe_path).unwrap(), PrecisionChoice::F32);
+    let (_, file, _) = bake_and_read(Recipe::load(&recipe_path).unwrap(), PrecisionChoice::F32);
     assert_eq!(file.anims().len(), 2, "the clip and the state");
     for r in file.anims() {
         assert!(r.flags & anim_flags::ROOT_MOTION != 0);

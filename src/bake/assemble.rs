@@ -117,6 +117,7 @@ impl<'a> Assembly<'a> {
             lod_errors,
             anims,
             warnings,
+            quarter_turns: 0,
         })
     }
 

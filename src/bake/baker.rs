@@ -80,14 +80,15 @@ fn bake_job(l: &Loaded, feet: &Feet, job: &Job, recipe: &Recipe) -> Result<Done,
 /// Turns character `ci` (`l`, with feet `feet`) so that it walks along +z, the crowd's
 /// forward, when it has no root motion and its looping animations' feet say it walks along
 /// another axis ([`facing`]): its sampled frames and bounds are turned in `done` and their
-/// ground speeds measured again. Returns the report's note when it was turned.
+/// ground speeds measured again. Returns the quarter turns made (0 to 3) and, when it was
+/// turned, the report's note.
 fn face_forward(
     ci: usize,
     l: &Loaded,
     feet: &Feet,
     jobs: &[Job],
     done: &mut [Done],
-) -> Option<String> {
+) -> (u8, Option<String>) {
     let mine = || {
         jobs.iter()
             .zip(done.iter())
@@ -96,12 +97,12 @@ fn face_forward(
     // Root motion is baked in model space along the axis it was authored on: a character
     // with any keeps its facing.
     if mine().any(|(_, d)| d.motion.is_some()) {
-        return None;
+        return (0, None);
     }
     let travels: Vec<_> = mine().filter_map(|(_, d)| d.measured.travel).collect();
     let k = facing::quarter_turns(travels.iter().copied());
     if k == 0 {
-        return None;
+        return (0, None);
     }
     let along: glam::Vec2 = travels.iter().map(|t| t.normalize_or_zero()).sum();
     for (j, d) in jobs.iter().zip(done.iter_mut()) {
@@ -115,7 +116,7 @@ fn face_forward(
             .for_each(|b| facing::turn_bounds(b, k));
         d.measured = gait::measure(l, feet, &d.sampled, false);
     }
-    Some(facing::note(along, k))
+    (k, Some(facing::note(along, k)))
 }
 
 /// Bakes `recipe`.
@@ -159,7 +160,7 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         })
         .collect::<Result<_, _>>()?;
 
-    let turns: Vec<Option<String>> = (0..loaded.len())
+    let turns: Vec<(u8, Option<String>)> = (0..loaded.len())
         .map(|ci| face_forward(ci, &loaded[ci], &feet[ci], &jobs, &mut done))
         .collect();
 
@@ -180,7 +181,8 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
     let mut characters = Vec::new();
     for (ci, l) in loaded.iter().enumerate() {
         let mut c = file.character(ci, l, &jobs, &mut done)?;
-        c.warnings.extend(turns[ci].clone());
+        c.quarter_turns = turns[ci].0;
+        c.warnings.extend(turns[ci].1.clone());
         characters.push(c);
         report(options, Progress::Advance(1));
     }

@@ -94,6 +94,10 @@ pub struct CharacterReport {
     pub anims: Vec<AnimReport>,
     /// Import warnings and notes.
     pub warnings: Vec<String>,
+    /// Quarter turns about +y (0 to 3, each +90°: model (x, z) to (z, −x)) the baker gave the
+    /// character so that it walks along +z, the crowd's forward (docs/BAKING.md, "Facing");
+    /// its texels are those of the model turned so.
+    pub quarter_turns: u8,
 }
 
 /// What a bake made.
