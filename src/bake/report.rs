@@ -59,12 +59,12 @@ pub struct AnimReport {
 
 impl AnimReport {
     /// The measured figures as short texts for the bake report's `extra` column: ground speed
-    /// and foot slide (units per second), loop seam (% of the height) and root drift removed.
+    /// and foot slide (metres per second), loop seam (% of the height) and root drift removed.
     pub fn figures(&self) -> Vec<String> {
         let mut out = Vec::new();
         if let (Some(v), Some(slide)) = (self.measured_speed, self.foot_slide) {
             out.push(format!(
-                "ground speed {v:.3}/s (feet), foot slide {slide:.3}/s"
+                "ground speed {v:.3} m/s (feet), foot slide {slide:.3} m/s"
             ));
         }
         if let Some(seam) = self.loop_seam {
