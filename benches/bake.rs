@@ -28,7 +28,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Mat4, Vec3, Vec4};
 use throng::anim::gait;
 use throng::bake::measure::JointBoxes;
-use throng::bake::{BakeOptions, Recipe, bake};
+use throng::bake::{BakeOptions, Recipe, Size, bake, feet_of, standing_height};
 use throng::format::records::anim_flags;
 use throng::format::{TEXELS_PER_MATRIX, ThrongFile};
 
@@ -117,17 +117,10 @@ fn bare_models() -> Vec<(String, PathBuf)> {
 /// and the 8 corners of its box (as `bake::gait` finds them).
 fn feet(model: &Path, height: f32) -> Vec<(usize, [Vec4; 8])> {
     let m = throng::import::load(model, &throng::import::ImportOptions::default()).expect("load");
-    let mut world = vec![Mat4::IDENTITY; m.skeleton.len()];
-    throng::anim::local_to_model(&m.skeleton, m.skeleton.rest(), &mut world);
-    let rest: Vec<Vec3> = world.iter().map(|w| w.w_axis.truncate()).collect();
     let boxes = JointBoxes::new(m.skeleton.len(), m.meshes.iter().map(|p| &p.mesh));
-    gait::find_feet(&m.skeleton, &rest, height)
-        .into_iter()
-        .map(|j| {
-            let origin = m.skeleton.inverse_bind()[j].inverse().w_axis;
-            (j, boxes.corners(j).unwrap_or([origin; 8]))
-        })
-        .collect()
+    let scale = Mat4::from_scale(Size::Default.factor(standing_height(&m)).0);
+    let feet = feet_of(&m, &boxes, scale, height);
+    feet.joints.into_iter().zip(feet.points).collect()
 }
 
 /// The measuring step on every looping animation of `file`: foot points from the baked

@@ -9,10 +9,12 @@ mod common;
 
 use std::path::Path;
 
-use glam::{Vec3, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 use throng::anim::gait;
 use throng::bake::measure::JointBoxes;
-use throng::bake::{AnimReport, BakeOptions, BakeReport, Recipe, bake};
+use throng::bake::{
+    AnimReport, BakeOptions, BakeReport, Recipe, Size, bake, feet_of, standing_height,
+};
 use throng::crowd::{FramePose, Playback};
 use throng::format::ThrongFile;
 use throng::render::cpu_skin::joint_rows;
@@ -32,18 +34,10 @@ fn bake_bare(model: &Path, tag: &str) -> (BakeReport, ThrongFile) {
 /// baker tracks: the 8 corners of the bind-space box of the vertices its joint moves.
 fn feet(model: &Path, height: f32) -> Vec<(usize, [Vec4; 8])> {
     let m = throng::import::load(model, &throng::import::ImportOptions::default()).expect("load");
-    let rest: Vec<Vec3> = common::world(&m, m.skeleton.rest())
-        .iter()
-        .map(|w| w.w_axis.truncate())
-        .collect();
     let boxes = JointBoxes::new(m.skeleton.len(), m.meshes.iter().map(|p| &p.mesh));
-    gait::find_feet(&m.skeleton, &rest, height)
-        .into_iter()
-        .map(|j| {
-            let origin = m.skeleton.inverse_bind()[j].inverse().w_axis;
-            (j, boxes.corners(j).unwrap_or([origin; 8]))
-        })
-        .collect()
+    let scale = Mat4::from_scale(Size::Default.factor(standing_height(&m)).0);
+    let feet = feet_of(&m, &boxes, scale, height);
+    feet.joints.into_iter().zip(feet.points).collect()
 }
 
 /// The model-space points of `feet` in `pose` of `file`, appended to `out`.

@@ -10,12 +10,14 @@
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::load::Loaded;
+use super::measure::JointBoxes;
 use super::sample::Sampled;
 use super::texels::from_rows;
 use crate::anim::Playback;
 use crate::anim::gait::{self, NoGait};
 use crate::character::Poser;
 use crate::format::TEXELS_PER_MATRIX;
+use crate::import::Model;
 
 /// The model axis a crowd moves its agents along.
 pub(super) const FORWARD: Vec3 = Vec3::Z;
@@ -24,11 +26,11 @@ pub(super) const FORWARD: Vec3 = Vec3::Z;
 const ROWS: usize = TEXELS_PER_MATRIX as usize;
 
 /// Contact points per foot: the corners of the box of its vertices.
-pub(super) const POINTS: usize = 8;
+pub const POINTS: usize = 8;
 
 /// A character's foot joints, found once per character.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Feet {
+pub struct Feet {
     /// Joint indices ([`gait::find_feet`]).
     pub joints: Vec<usize>,
     /// Per foot, [`POINTS`] bind-space points its skinning matrix carries: the corners of the
@@ -39,24 +41,32 @@ pub(super) struct Feet {
 
 /// The feet of `l`, from its rest pose (with the recipe's scale).
 pub(super) fn feet(l: &Loaded) -> Feet {
-    let skeleton = &l.model.skeleton;
+    feet_of(&l.model, &l.boxes, l.scale, l.height)
+}
+
+/// The feet the baker measures on `model` (its joint boxes `boxes`) baked at `scale` (applied
+/// in model space, as the baker sizes a character) to a character `height` tall (metres, the
+/// baked height): [`gait::find_feet`] on its rest pose, each foot with its [`POINTS`]. Public
+/// so that benchmarks and tests follow the same feet as the baker.
+pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> Feet {
+    let skeleton = &model.skeleton;
     let bind: Vec<Vec4> = skeleton
         .inverse_bind()
         .iter()
         .map(|m| m.inverse().w_axis)
         .collect();
-    let mut poser = Poser::new(&l.model);
+    let mut poser = Poser::new(model);
     let rest: Vec<Vec3> = poser
-        .clip(&l.model, None, 0.0, Playback::Clamp)
+        .clip(model, None, 0.0, Playback::Clamp)
         .iter()
         .zip(&bind)
-        .map(|(m, b)| (l.scale * *m * *b).truncate())
+        .map(|(m, b)| (scale * *m * *b).truncate())
         .collect();
-    let joints = gait::find_feet(skeleton, &rest, l.height);
+    let joints = gait::find_feet(skeleton, &rest, height);
     Feet {
         points: joints
             .iter()
-            .map(|&j| l.boxes.corners(j).unwrap_or([bind[j]; POINTS]))
+            .map(|&j| boxes.corners(j).unwrap_or([bind[j]; POINTS]))
             .collect(),
         joints,
     }

@@ -41,6 +41,7 @@ pub mod texels;
 pub use baker::{BakeOptions, Baked, Progress, bake};
 pub use error::BakeError;
 pub use frames::{FrameSchedule, MAX_FRAMES};
+pub use gait::{Feet, feet_of};
 pub use inputs::{TOOL, inputs};
 pub use load::standing_height;
 pub use output::{DEFAULT_RECIPE, OutputError, bake_to_file, default_bake, up_to_date};
