@@ -62,6 +62,15 @@ fn frame_matrices(file: &ThrongFile, a: usize, f: u32) -> Vec<Mat4> {
         .collect()
 }
 
+/// The recipe `throng bake MODEL.glb` uses, without foot locking: the texels are then the
+/// source's poses exactly (locking is checked against it in
+/// `foot_locking_changes_only_the_legs_of_measured_cycles`).
+fn exact(path: &Path) -> Recipe {
+    let mut r = Recipe::for_model(path, Path::new("unused.throng"));
+    r.characters[0].foot_lock = false;
+    r
+}
+
 /// The scale a bare bake of `m` applies: the default rule for its standing height (Fox, in
 /// centimetres, is baked at 0.01; the others at 1).
 fn default_scale(m: &Model) -> Mat4 {
@@ -106,10 +115,7 @@ fn f32_texels_of_every_clip_are_bit_identical_to_the_cpu_pipeline() {
     for path in models() {
         let m: Model = load(&path, &ImportOptions::default()).unwrap();
         let scale = default_scale(&m);
-        let (_, file, turns) = bake_and_read(
-            Recipe::for_model(&path, Path::new("unused.throng")),
-            PrecisionChoice::F32,
-        );
+        let (_, file, turns) = bake_and_read(exact(&path), PrecisionChoice::F32);
         assert_eq!(file.format(), TexelFormat::Rgba32F);
         assert_eq!(file.anims().len(), m.clips.len(), "{}", m.name);
         let n = m.skeleton.len();
@@ -140,6 +146,63 @@ fn f32_texels_of_every_clip_are_bit_identical_to_the_cpu_pipeline() {
         }
     }
     assert!(frames > 100, "only {frames} frames checked");
+}
+
+#[test]
+fn foot_locking_changes_only_the_legs_of_measured_cycles() {
+    let mut locked_anims = 0;
+    for path in models() {
+        let m = load(&path, &ImportOptions::default()).unwrap();
+        let recipe = Recipe::for_model(&path, Path::new("unused.throng"));
+        let (_, file, _) = bake_and_read(recipe, PrecisionChoice::F32);
+        let (_, plain, _) = bake_and_read(exact(&path), PrecisionChoice::F32);
+        assert_eq!(file.anims().len(), plain.anims().len());
+        // The joints a leg solve may move: below each locked foot's hip, and the foot's own
+        // subtree (a foot hung from the root moves apart from its leg).
+        let boxes = throng::bake::measure::JointBoxes::new(
+            m.skeleton.len(),
+            m.meshes.iter().map(|p| &p.mesh),
+        );
+        let scale = default_scale(&m);
+        let height = file.characters()[0].height;
+        let feet = throng::bake::feet_of(&m, &boxes, scale, height);
+        let legs: Vec<_> = feet.legs.iter().flatten().collect();
+        let in_leg = |j: usize| {
+            legs.iter().any(|l| {
+                [l.hip, l.ankle]
+                    .iter()
+                    .any(|&r| r == j || m.skeleton.is_ancestor(r, j))
+            })
+        };
+        for a in 0..file.anims().len() {
+            let s = schedule(&file, a);
+            let mut legs_moved = false;
+            for f in 0..s.count {
+                let (got, was) = (frame_matrices(&file, a, f), frame_matrices(&plain, a, f));
+                for (j, (x, y)) in got.iter().zip(&was).enumerate() {
+                    let same = same_bits(&[*x], &[*y]);
+                    if !file.feet_locked(a) || !in_leg(j) {
+                        assert!(
+                            same,
+                            "{}: '{}' frame {f} joint {j} changed, but it is no leg of a locked foot",
+                            m.name,
+                            file.str(file.anims()[a].name)
+                        );
+                    } else {
+                        legs_moved |= !same;
+                    }
+                }
+            }
+            if file.feet_locked(a) {
+                assert!(legs_moved, "{}: locked, but no leg moved", m.name);
+                assert!(file.ground_speed(a).is_some());
+                locked_anims += 1;
+            }
+        }
+    }
+    // mannequin walk and run, Fox Walk and Run, CesiumMan's walk, RobotExpressive's Walking
+    // and Running (when the shared models are there).
+    assert!(locked_anims >= 2, "only {locked_anims} locked");
 }
 
 #[test]
@@ -181,10 +244,7 @@ fn f16_texels_stay_within_the_reported_bound() {
     for path in models() {
         let m = load(&path, &ImportOptions::default()).unwrap();
         let scale = default_scale(&m);
-        let (_, file, turns) = bake_and_read(
-            Recipe::for_model(&path, Path::new("unused.throng")),
-            PrecisionChoice::F16,
-        );
+        let (_, file, turns) = bake_and_read(exact(&path), PrecisionChoice::F16);
         assert_eq!(file.format(), TexelFormat::Rgba16F);
         let mut poser = Poser::new(&m);
         for (a, r) in file.anims().iter().enumerate() {

@@ -209,9 +209,14 @@ fn hostile_tables_get_typed_errors() {
 
 #[test]
 fn hostile_1_1_tables_get_typed_errors() {
-    refused("ext-flags", "unknown 1.1 flags 0x4", |b| {
-        b.anim_ext[0].flags = 4
+    refused("ext-flags", "unknown 1.1 flags 0x8", |b| {
+        b.anim_ext[0].flags = 8
     });
+    refused(
+        "locked-no-speed",
+        "feet locked without a ground speed",
+        |b| b.anim_ext[0].flags = ext_flags::FEET_LOCKED,
+    );
     refused("speed-nan", "must be finite and >= 0 when present", |b| {
         b.anim_ext[0].flags |= ext_flags::GROUND_SPEED;
         b.anim_ext[0].ground_speed = f32::NAN;

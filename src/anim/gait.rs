@@ -227,9 +227,8 @@ impl Cycle<'_> {
     /// The contact point of foot `f` at sample `i`: its lowest point.
     #[inline]
     fn contact(&self, i: usize, f: usize) -> usize {
-        (0..self.points)
-            .min_by(|&a, &b| self.at(i, f, a).y.total_cmp(&self.at(i, f, b).y))
-            .unwrap_or(0)
+        let k = (i * self.feet + f) * self.points;
+        contact(&self.positions[k..k + self.points])
     }
 
     /// Height of foot `f`'s contact point at sample `i`.
@@ -295,19 +294,7 @@ fn phases(c: &Cycle, height: f32) -> Phases {
     let still = STILL * height;
     let mut stance = vec![false; frames * feet];
     let mut velocities: Vec<(usize, Vec2)> = Vec::with_capacity(frames * feet);
-    for f in 0..feet {
-        let (low, _) = c.range(f);
-        for i in 0..frames {
-            let k = i * feet + f;
-            let h = flat(c.velocity(i, f));
-            if c.height(i, f) - low <= GROUND_BAND * height
-                && c.climb(i, f).abs() <= VERTICAL_RATIO * h.length() + still
-            {
-                stance[k] = true;
-                velocities.push((k, h));
-            }
-        }
-    }
+    mark_stance(c, height, &mut stance, &mut velocities);
     let near = |a: Vec2, b: Vec2| (a - b).length() <= STEADY * a.length() + still;
     // Candidate centres: every sample up to MAX_CENTRES of them, else evenly spaced ones, each
     // counted against every sample, so the search stays linear in the samples at high rates
@@ -341,6 +328,63 @@ fn phases(c: &Cycle, height: f32) -> Phases {
     }
 }
 
+/// Marks in `stance` (`frames × feet`) the samples of `c` where a foot is in stance: its
+/// contact within [`GROUND_BAND`] of its lowest point and moving mostly horizontally
+/// ([`VERTICAL_RATIO`]); each such sample's index and horizontal velocity go into `velocities`.
+fn mark_stance(c: &Cycle, height: f32, stance: &mut [bool], velocities: &mut Vec<(usize, Vec2)>) {
+    let still = STILL * height;
+    for f in 0..c.feet {
+        let (low, _) = c.range(f);
+        for i in 0..c.frames {
+            let k = i * c.feet + f;
+            let h = flat(c.velocity(i, f));
+            if c.height(i, f) - low <= GROUND_BAND * height
+                && c.climb(i, f).abs() <= VERTICAL_RATIO * h.length() + still
+            {
+                stance[k] = true;
+                velocities.push((k, h));
+            }
+        }
+    }
+}
+
+/// Marks in `stance` (one flag per foot per sample, frame-major: `frames × feet`) the samples
+/// where a foot is in stance: its contact point (the lowest of its `points`) within
+/// [`GROUND_BAND`] of its lowest over the cycle and moving mostly horizontally
+/// ([`VERTICAL_RATIO`]), whatever its speed. `positions` is as [`measure`] takes it. Nothing
+/// is marked for fewer than 3 samples per foot.
+pub fn stance(
+    positions: &[Vec3],
+    feet: usize,
+    points: usize,
+    step: f32,
+    height: f32,
+    stance: &mut [bool],
+) {
+    stance.iter_mut().for_each(|p| *p = false);
+    let frames = positions.len().checked_div(feet * points).unwrap_or(0);
+    if frames < 3 || step <= 0.0 || height <= 0.0 || stance.len() < frames * feet {
+        return;
+    }
+    let c = Cycle {
+        positions,
+        feet,
+        points,
+        frames,
+        step,
+    };
+    let mut velocities = Vec::with_capacity(frames * feet);
+    mark_stance(&c, height, &mut stance[..frames * feet], &mut velocities);
+}
+
+/// The index (into a foot's `points`) of the contact point of the foot whose `points` points
+/// are `at`: the lowest.
+pub fn contact(at: &[Vec3]) -> usize {
+    (0..at.len())
+        .min_by(|&a, &b| at[a].y.total_cmp(&at[b].y))
+        .unwrap_or(0)
+}
+
 /// Marks in `planted` (one flag per foot per sample, frame-major: `frames × feet`) the samples
 /// where a foot is planted: its contact point (the lowest of its `points`) near the ground
 /// ([`GROUND_BAND`]), moving mostly horizontally ([`VERTICAL_RATIO`]) and at the steady slide
@@ -369,6 +413,40 @@ pub fn planted(
     let p = phases(&c, height);
     planted[..frames * feet].copy_from_slice(&p.planted);
     p.slide
+}
+
+/// The residual slip of the [`planted`] samples of `positions` (as [`measure`] takes them)
+/// when the character travels at `travel` (x, z of the model, units per second): the RMS of
+/// the planted contact points' horizontal velocity plus `travel`, units per second; `None`
+/// when no sample is planted. What [`Gait::foot_slide`] is for the measured speed, for a speed
+/// given: the baker's check of a cycle whose feet it locked to that speed.
+pub fn slide_at(
+    positions: &[Vec3],
+    feet: usize,
+    points: usize,
+    step: f32,
+    height: f32,
+    travel: Vec2,
+) -> Option<f32> {
+    let frames = positions.len().checked_div(feet * points).unwrap_or(0);
+    if frames < 3 || !(step > 0.0 && height > 0.0) {
+        return None;
+    }
+    let c = Cycle {
+        positions,
+        feet,
+        points,
+        frames,
+        step,
+    };
+    let p = phases(&c, height);
+    let (mut sum, mut count) = (0.0f64, 0usize);
+    for (k, _) in p.planted.iter().enumerate().filter(|(_, p)| **p) {
+        let v = flat(c.velocity(k / feet, k % feet));
+        sum += f64::from((v + travel).length_squared());
+        count += 1;
+    }
+    (count > 0).then(|| (sum / count as f64).sqrt() as f32)
 }
 
 /// Measures the ground speed of one locomotion cycle.

@@ -12,6 +12,7 @@
 //! - [`root_motion`]: the root's horizontal travel and yaw extracted into a motion track.
 //! - [`events`]: timed clip markers and the crossings of a playback step.
 //! - [`gait`]: ground speed from the feet: foot joints, planted phases, slide speed and slip.
+//! - [`foot_lock`]: planted feet pinned to an agent's ground by a leg solve on skinning matrices.
 //! - [`ik`]: inverse kinematics after FK as jobs (validated once, run per frame): two-bone with
 //!   pole, CCD, FABRIK, aim.
 
@@ -19,6 +20,7 @@ pub mod blend;
 pub mod clip;
 pub mod error;
 pub mod events;
+pub mod foot_lock;
 pub mod gait;
 pub mod graph;
 pub mod ik;

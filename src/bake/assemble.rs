@@ -205,6 +205,7 @@ impl<'a> Assembly<'a> {
             // cycle; a one-shot's travel is its root motion.
             ground_speed: declared_speed.or(d.measured.speed).filter(|_| s.looping),
             foot_slide: d.measured.foot_slide,
+            feet_locked: j.lock.is_some(),
             source,
         });
         AnimReport {
@@ -231,6 +232,7 @@ impl<'a> Assembly<'a> {
             no_ground_speed: d.measured.why_not.map(|e| e.to_string()),
             loop_seam: j.seam,
             root_drift: j.drift.as_ref().map(|d| d.travel.length()),
+            foot_lock: j.lock.as_ref().map(|l| l.largest),
         }
     }
 

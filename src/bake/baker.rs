@@ -16,13 +16,16 @@ use super::facing;
 use super::gait::{self, Feet};
 use super::inputs::{TOOL, inputs};
 use super::load::{Loaded, load};
+use super::lock::FootLock;
 use super::plan::{Job, JobSource, jobs_for};
 use super::precision;
 use super::recipe::Recipe;
 use super::report::BakeReport;
+use super::root_motion::declared_speed;
 use super::root_motion::root_motion;
-use super::sample::sample_job;
+use super::sample::{resample, sample_job};
 use crate::format::Builder;
+use std::sync::Arc;
 
 /// Progress of a bake.
 #[derive(Clone, Copy, Debug)]
@@ -119,6 +122,52 @@ fn face_forward(
     (k, Some(facing::note(along, k)))
 }
 
+/// Bakes again, with their planted feet locked ([`FootLock`]), the animations whose ground
+/// speed the crowd takes from their feet: looping, measured, and declaring none (no root
+/// motion, not baked at a `speed` parameter). Their frames are turned as their character
+/// faces (`turns`) and their gait measured again on the locked poses
+/// ([`gait::measure_locked`]). Parallel over them.
+fn lock_feet(
+    loaded: &[Loaded],
+    feet: &[Feet],
+    turns: &[(u8, Option<String>)],
+    recipe: &Recipe,
+    jobs: &mut [Job],
+    done: &mut [Done],
+) {
+    jobs.par_iter_mut()
+        .zip(done.par_iter_mut())
+        .for_each(|(j, d)| {
+            let (l, feet, k) = (
+                &loaded[j.character],
+                &feet[j.character],
+                turns[j.character].0,
+            );
+            let Some(speed) = d.measured.speed else {
+                return;
+            };
+            if !recipe.characters[j.character].foot_lock
+                || d.motion.is_some()
+                || declared_speed(l, j, None, j.duration).is_some()
+            {
+                return;
+            }
+            let Some(lock) = FootLock::plan(l, feet, &d.sampled, speed, k) else {
+                return;
+            };
+
+            j.lock = Some(Arc::new(lock));
+            let mut sampled = resample(l, j, d.sampled.schedule, recipe);
+            facing::turn_texels(&mut sampled.texels, k);
+            sampled
+                .bounds
+                .iter_mut()
+                .for_each(|b| facing::turn_bounds(b, k));
+            d.sampled = sampled;
+            d.measured = gait::measure_locked(l, feet, &d.sampled, d.measured.clone());
+        });
+}
+
 /// Bakes `recipe`.
 ///
 /// # Errors
@@ -163,6 +212,7 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
     let turns: Vec<(u8, Option<String>)> = (0..loaded.len())
         .map(|ci| face_forward(ci, &loaded[ci], &feet[ci], &jobs, &mut done))
         .collect();
+    lock_feet(&loaded, &feet, &turns, recipe, &mut jobs, &mut done);
 
     for (j, d) in jobs.iter_mut().zip(&done) {
         if let Some(n) = &d.measured.note {

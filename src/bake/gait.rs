@@ -14,6 +14,7 @@ use super::measure::JointBoxes;
 use super::sample::Sampled;
 use super::texels::from_rows;
 use crate::anim::Playback;
+use crate::anim::foot_lock::Leg;
 use crate::anim::gait::{self, NoGait};
 use crate::character::Poser;
 use crate::format::TEXELS_PER_MATRIX;
@@ -37,6 +38,9 @@ pub struct Feet {
     /// box of the vertices it moves (the lowest is where it touches the ground), or the joint's
     /// own origin 8 times for a joint that moves no vertex.
     pub points: Vec<[Vec4; POINTS]>,
+    /// Per foot, the leg that places it ([`Leg::find`]), for locking it to the ground; `None`
+    /// for a foot without one.
+    pub legs: Vec<Option<Leg>>,
 }
 
 /// The feet of `l`, from its rest pose (with the recipe's scale).
@@ -63,12 +67,66 @@ pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> F
         .map(|(m, b)| (scale * *m * *b).truncate())
         .collect();
     let joints = gait::find_feet(skeleton, &rest, height);
+    let hips = gait::hips(skeleton);
     Feet {
         points: joints
             .iter()
             .map(|&j| boxes.corners(j).unwrap_or([bind[j]; POINTS]))
             .collect(),
+        legs: joints
+            .iter()
+            .map(|&j| Leg::find(skeleton, j, hips, &rest, &bind))
+            .collect(),
         joints,
+    }
+}
+
+/// The model-space positions of `feet`'s points at every frame of `sampled` (frame-major,
+/// `frames × feet × POINTS`), read from its skinning matrices; `None` if the texels are short.
+pub(super) fn foot_points(l: &Loaded, feet: &Feet, sampled: &Sampled) -> Option<Vec<Vec3>> {
+    let n = l.model.skeleton.len();
+    let frames = sampled.schedule.count as usize;
+    let mut positions = Vec::with_capacity(frames * feet.joints.len() * POINTS);
+    for f in 0..frames {
+        for (&j, points) in feet.joints.iter().zip(&feet.points) {
+            let k = (f * n + j) * ROWS;
+            let rows = sampled.texels.get(k..k + ROWS)?;
+            let m: Mat4 = from_rows(&[rows[0], rows[1], rows[2]]);
+            positions.extend(points.iter().map(|p| (m * *p).truncate()));
+        }
+    }
+    Some(positions)
+}
+
+/// Measures again an animation whose feet were locked to the speed `unlocked` measured: the
+/// locked frames' own measure when it finds a gait; otherwise (locking can move a stance
+/// across a threshold of [`gait::measure`], such as [`gait::MIN_STANCE`]) the speed the feet
+/// were locked to, with the slip left at it.
+pub(super) fn measure_locked(
+    l: &Loaded,
+    feet: &Feet,
+    sampled: &Sampled,
+    unlocked: Measured,
+) -> Measured {
+    let locked = measure(l, feet, sampled, false);
+    if locked.speed.is_some() {
+        return locked;
+    }
+    let (Some(speed), Some(positions)) = (unlocked.speed, foot_points(l, feet, sampled)) else {
+        return locked;
+    };
+    let travel = Vec2::new(FORWARD.x, FORWARD.z) * speed;
+    let step = sampled.schedule.step();
+    Measured {
+        foot_slide: gait::slide_at(
+            &positions,
+            feet.joints.len(),
+            POINTS,
+            step,
+            l.height,
+            travel,
+        ),
+        ..unlocked
     }
 }
 
@@ -101,19 +159,9 @@ pub(super) fn measure(l: &Loaded, feet: &Feet, sampled: &Sampled, root_motion: b
             ..Measured::default()
         };
     }
-    let n = l.model.skeleton.len();
-    let frames = s.count as usize;
-    let mut positions = Vec::with_capacity(frames * feet.joints.len() * POINTS);
-    for f in 0..frames {
-        for (&j, points) in feet.joints.iter().zip(&feet.points) {
-            let k = (f * n + j) * ROWS;
-            let Some(rows) = sampled.texels.get(k..k + ROWS) else {
-                return Measured::default();
-            };
-            let m: Mat4 = from_rows(&[rows[0], rows[1], rows[2]]);
-            positions.extend(points.iter().map(|p| (m * *p).truncate()));
-        }
-    }
+    let Some(positions) = foot_points(l, feet, sampled) else {
+        return Measured::default();
+    };
     match gait::measure(
         &positions,
         feet.joints.len(),

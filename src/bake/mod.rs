@@ -13,6 +13,7 @@
 //! - `measure`: cheap conservative bounds and errors from per-joint boxes;
 //! - `root_motion` and `events`: what a baked animation moves and fires;
 //! - `gait`: the ground speed of in-place cycles, measured from the planted feet;
+//! - `lock`: those cycles baked again with their planted feet pinned at that speed;
 //! - `precision`: f32 or f16, by the measured f16 error and the budget;
 //! - `assemble`: everything written into the file's builder;
 //! - `report`: what a bake made ([`BakeReport`]);
@@ -28,6 +29,7 @@ pub mod frames;
 mod gait;
 mod inputs;
 mod load;
+mod lock;
 pub mod measure;
 mod output;
 mod plan;

@@ -63,6 +63,9 @@ pub(super) struct Job {
     pub seam: Option<f32>,
     /// The root drift removed from its frames, if any.
     pub drift: Option<Drift>,
+    /// The corrections that pin its planted feet, once its ground speed is measured (set by
+    /// the baker's `lock` step; `None` until then, or when it has none).
+    pub lock: Option<std::sync::Arc<super::lock::FootLock>>,
 }
 
 /// A looping clip's root drift: the hips' horizontal travel from the first frame to the last,
@@ -287,6 +290,7 @@ fn clip_jobs(
             seam: Some(seam / l.height),
             // A clip played once keeps its travel.
             drift: drift.filter(|_| looping),
+            lock: None,
         });
     }
     Ok(jobs)
@@ -349,6 +353,7 @@ fn state_jobs(
                 note,
                 seam: None,
                 drift: None,
+                lock: None,
             });
         }
     }

@@ -149,6 +149,9 @@ pub struct CharacterSpec {
     pub size: Size,
     /// Multiplies every material's base colour (linear RGBA).
     pub tint: Vec4,
+    /// Whether cycles whose ground speed is measured from the feet are baked with their
+    /// planted feet locked to it (docs/BAKING.md, "Foot locking"; default true).
+    pub foot_lock: bool,
 }
 
 /// A validated recipe.
@@ -234,6 +237,8 @@ struct CharacterFileSpec {
     height: Option<f32>,
     #[serde(default)]
     tint: Option<Vec<f32>>,
+    #[serde(default)]
+    foot_lock: Option<bool>,
 }
 
 fn rate(r: &RateFile, what: &str, bad: &dyn Fn(String) -> BakeError) -> Result<Rate, BakeError> {
@@ -398,6 +403,7 @@ fn character_spec(
         params: c.params.clone(),
         size,
         tint,
+        foot_lock: c.foot_lock.unwrap_or(true),
     })
 }
 
@@ -539,6 +545,7 @@ impl Recipe {
                 params: BTreeMap::new(),
                 size: Size::Default,
                 tint: Vec4::ONE,
+                foot_lock: true,
             }],
         }
     }

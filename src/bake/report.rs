@@ -55,6 +55,9 @@ pub struct AnimReport {
     /// Horizontal root drift removed from the frames of a looping clip, model units over the
     /// clip (the length of the hips' travel); `None` when nothing was removed.
     pub root_drift: Option<f32>,
+    /// For a cycle whose planted feet were locked to its measured ground speed (`bake::lock`):
+    /// the largest horizontal correction given to a foot, metres; `None` when none was.
+    pub foot_lock: Option<f32>,
 }
 
 impl AnimReport {
@@ -69,6 +72,9 @@ impl AnimReport {
         }
         if let Some(seam) = self.loop_seam {
             out.push(format!("seam {:.2}%", seam * 100.0));
+        }
+        if let Some(d) = self.foot_lock {
+            out.push(format!("feet locked (up to {:.1} cm)", d * 100.0));
         }
         if let Some(d) = self.root_drift {
             out.push(format!("root drift {d:.3} removed"));

@@ -4,7 +4,7 @@
 //! the mid-frames ([`super::measure`]). For `fps = "auto"`, the lowest rate within the
 //! interpolation budget. Parallel over frames (rayon). A clip's root drift, when the plan
 //! removes it, is taken out of every pose here, so texels, bounds and errors all see the
-//! seamless loop.
+//! seamless loop; so are a cycle's foot locks (`lock`), in its second sampling.
 
 use glam::Mat4;
 use rayon::prelude::*;
@@ -35,6 +35,12 @@ pub(super) struct Sampled {
     pub f16_error: f32,
     /// Largest mid-frame interpolation error, model units.
     pub interpolation_error: f32,
+}
+
+/// Samples `job` of `l` again at the frames of `schedule` (those of its first sampling), as
+/// the recipe's precision asks: for a job whose poses changed since (its feet locked).
+pub(super) fn resample(l: &Loaded, job: &Job, schedule: FrameSchedule, recipe: &Recipe) -> Sampled {
+    sample(l, job, schedule, recipe.precision != PrecisionChoice::F32)
 }
 
 /// Samples `job` of `l` at the rate it asks for; the f16 error is measured unless the recipe
@@ -73,6 +79,9 @@ fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4])
     }
     if let Some(d) = &job.drift {
         d.remove(t, job.duration, out);
+    }
+    if let Some(lock) = &job.lock {
+        lock.apply(t, out);
     }
 }
 

@@ -87,6 +87,8 @@ struct AnimInfo {
     ground_speed: Option<f32>,
     /// Model units per second.
     foot_slide: Option<f32>,
+    /// The baker locked its planted feet to `ground_speed`.
+    feet_locked: bool,
     source: Option<SourceInfo>,
     events: Vec<EventInfo>,
     /// Union of the per-frame bounds: min then max.
@@ -195,6 +197,7 @@ fn report(f: &ThrongFile) -> Report {
                                 .then_some(a.cycle_motion),
                             ground_speed: f.ground_speed(ai),
                             foot_slide: f.foot_slide(ai),
+                            feet_locked: f.feet_locked(ai),
                             source: source(f, ai),
                             events: f.events()[a.first_event as usize..][..a.event_count as usize]
                                 .iter()

@@ -67,6 +67,8 @@ pub struct AnimFacts {
     /// Residual slip of the planted foot when an agent moves at `ground_speed`, model units per
     /// second, >= 0; `None` when not measured.
     pub foot_slide: Option<f32>,
+    /// Whether the baker locked its planted feet to `ground_speed` (which must be given).
+    pub feet_locked: bool,
     /// Where it came from.
     pub source: AnimSource,
 }
@@ -192,6 +194,9 @@ impl Builder {
         if let Some(v) = facts.foot_slide {
             r.flags |= ext_flags::FOOT_SLIDE;
             r.foot_slide = v;
+        }
+        if facts.feet_locked {
+            r.flags |= ext_flags::FEET_LOCKED;
         }
         match &facts.source {
             AnimSource::Unknown => {}

@@ -326,6 +326,13 @@ impl ThrongFile {
         (e.flags & ext_flags::FOOT_SLIDE != 0).then_some(e.foot_slide)
     }
 
+    /// Whether the baker locked the planted feet of animation `anim` to its ground speed
+    /// (its legs then differ from the source's poses); false for a format 1.0 file.
+    pub fn feet_locked(&self, anim: usize) -> bool {
+        self.anim_ext(anim)
+            .is_some_and(|e| e.flags & ext_flags::FEET_LOCKED != 0)
+    }
+
     /// The glTF animation indices clip `anim` was made from (empty for a state, an unknown or
     /// procedural source, or a format 1.0 file).
     pub fn clip_sources(&self, anim: usize) -> &[u32] {

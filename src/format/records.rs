@@ -244,6 +244,12 @@ pub mod ext_flags {
     pub const GROUND_SPEED: u32 = 1;
     /// `foot_slide` holds a value; without it the slip was not measured (and the field is 0).
     pub const FOOT_SLIDE: u32 = 2;
+    /// The baker locked the planted feet to `ground_speed` (which is then set): the legs of
+    /// its frames differ from its source's poses by a leg solve (docs/BAKING.md, "Foot
+    /// locking").
+    pub const FEET_LOCKED: u32 = 4;
+    /// Every bit defined.
+    pub const ALL: u32 = GROUND_SPEED | FOOT_SLIDE | FEET_LOCKED;
 }
 
 /// Format 1.1: what format 1.0's [`AnimRecord`] lacks, one per animation, in the same order
@@ -252,7 +258,7 @@ pub mod ext_flags {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct AnimExtRecord {
-    /// [`ext_flags`]: which of the two speeds are present.
+    /// [`ext_flags`]: which of the two speeds are present, and whether the feet were locked.
     pub flags: u32,
     /// Ground speed, metres per second (lengths are in metres after the
     /// character's size factor), finite and >= 0 when [`ext_flags::GROUND_SPEED`] is set.

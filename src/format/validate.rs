@@ -604,10 +604,15 @@ pub(super) fn ext(t: &Tables, x: &Ext, bad: Bad) -> Result<(), FormatError> {
 /// Animation `ai`'s format 1.1 record `e`: known flags, speeds finite and >= 0 when present,
 /// no state or parameters for a clip, no glTF sources for a state.
 fn anim_ext(ai: usize, a: &AnimRecord, e: &AnimExtRecord, bad: Bad) -> Result<(), FormatError> {
-    if e.flags & !(ext_flags::GROUND_SPEED | ext_flags::FOOT_SLIDE) != 0 {
+    if e.flags & !ext_flags::ALL != 0 {
         return Err(bad(format!(
             "animation {ai}: unknown 1.1 flags {:#x}",
             e.flags
+        )));
+    }
+    if e.flags & ext_flags::FEET_LOCKED != 0 && e.flags & ext_flags::GROUND_SPEED == 0 {
+        return Err(bad(format!(
+            "animation {ai}: feet locked without a ground speed to lock them to"
         )));
     }
     let ok = |bit: u32, v: f32| e.flags & bit == 0 || (v.is_finite() && v >= 0.0);

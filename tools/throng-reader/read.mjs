@@ -81,6 +81,7 @@ const SECTIONS_1_1 = ['JNOD', 'AEXT', 'AGLT', 'APRM'];
 const RECORD_SIZE_1_1 = { JNOD: 4, AEXT: 32, AGLT: 4, APRM: 12 };
 const EXT_GROUND_SPEED = 1;
 const EXT_FOOT_SLIDE = 2;
+const EXT_FEET_LOCKED = 4;
 const TEXEL_FORMATS = { 1: { name: 'rgba32f', size: 16 }, 2: { name: 'rgba16f', size: 8 } };
 
 const ANIM_LOOPING = 1;
@@ -548,7 +549,7 @@ function readBaked(bytes, name, container) {
   // Format 1.1: rules 35-39, only in a file of minor version 1 or later.
   const joints = characters.flatMap((ch) => ch.joints);
   for (const j of joints) j.node = null;
-  for (const a of anims) Object.assign(a, { groundSpeed: null, footSlide: null, source: null });
+  for (const a of anims) Object.assign(a, { groundSpeed: null, footSlide: null, feetLocked: false, source: null });
   if (container.version.minor >= 1) {
     const missing11 = SECTIONS_1_1.filter((k) => !byKind.has(k));
     if (missing11.length) fail(35, '1.1 sections', `missing section(s) ${missing11.join(', ')}`);
@@ -579,8 +580,9 @@ function readBaked(bytes, name, container) {
         firstParam: u32(at + 24),
         paramCount: u32(at + 28),
       };
-      if ((e.flags & ~3) !== 0) fail(36, '1.1 speeds', `${aw}: flags ${hex(e.flags)} has bits other than 1 and 2`);
+      if ((e.flags & ~7) !== 0) fail(36, '1.1 speeds', `${aw}: flags ${hex(e.flags)} has bits other than 1, 2 and 4`);
       const has = (bit) => (e.flags & bit) !== 0;
+      if (has(EXT_FEET_LOCKED) && !has(EXT_GROUND_SPEED)) fail(36, '1.1 speeds', `${aw}: feet locked without a ground speed`);
       if (has(EXT_GROUND_SPEED) && !(finite(e.groundSpeed) && e.groundSpeed >= 0)) fail(36, '1.1 speeds', `${aw}: ground_speed ${e.groundSpeed} is not finite and >= 0`);
       if (has(EXT_FOOT_SLIDE) && !(finite(e.footSlide) && e.footSlide >= 0)) fail(36, '1.1 speeds', `${aw}: foot_slide ${e.footSlide} is not finite and >= 0`);
       if (a.kind === 0 && (e.state !== NONE || e.paramCount !== 0)) fail(37, '1.1 source kind', `${aw}: a clip with state ${e.state} and ${e.paramCount} parameters`);
@@ -600,6 +602,7 @@ function readBaked(bytes, name, container) {
       }
       a.groundSpeed = has(EXT_GROUND_SPEED) ? e.groundSpeed : null;
       a.footSlide = has(EXT_FOOT_SLIDE) ? e.footSlide : null;
+      a.feetLocked = has(EXT_FEET_LOCKED);
       if (e.state !== NONE) {
         a.source = { state: e.state, params };
       } else if (e.sourceCount > 0 && S <= n.AGLT) {
@@ -886,6 +889,7 @@ export function inspect(buffer, name = 'file') {
         if (a.rootMotion) out.cycle_motion = a.cycleMotion.map(f32Json);
         out.ground_speed = a.groundSpeed === null ? null : f32Json(a.groundSpeed);
         out.foot_slide = a.footSlide === null ? null : f32Json(a.footSlide);
+        out.feet_locked = a.feetLocked;
         if (a.source === null) out.source = null;
         else if ('state' in a.source) {
           out.source = { state: a.source.state, params: a.source.params.map((p) => ({ name: p.name, value: f32Json(p.value) })) };

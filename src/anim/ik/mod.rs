@@ -256,7 +256,7 @@ fn swing(rotation: Quat, from: Vec3, to: Vec3) -> Option<Quat> {
 /// the axis comes from the cross product and the angle from `atan2`, and an arc of nearly
 /// 180 degrees (no defined axis) turns about any perpendicular.
 #[inline]
-fn arc(from: Vec3, to: Vec3) -> Quat {
+pub(crate) fn arc(from: Vec3, to: Vec3) -> Quat {
     let cross = from.cross(to);
     let dot = from.dot(to);
     if dot >= 0.0 {
