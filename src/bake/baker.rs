@@ -119,11 +119,49 @@ fn face_forward(
     (k, Some(facing::note(along, k)))
 }
 
+/// Refuses animation `j` of `l` (baked as `d`) when a number it made is past f32's range
+/// (or NaN): the file would be refused by every reader, and the usual cause is a size factor
+/// too large for the model, which the message suggests. This names the cause early, before
+/// meshes and LODs are made; [`Builder::validate`] still checks everything before writing.
+fn out_of_range(l: &Loaded, j: &Job, d: &Done) -> Result<(), BakeError> {
+    let finite = |xs: &[f32]| xs.iter().all(|x| x.is_finite());
+    let what = if !d.sampled.texels.iter().all(|t| finite(t)) {
+        "texel positions overflow f32"
+    } else if !d
+        .sampled
+        .bounds
+        .iter()
+        .all(|b| finite(&b.min) && finite(&b.max))
+    {
+        "its bounds overflow f32"
+    } else if !d.sampled.interpolation_error.is_finite() {
+        // (Not the f16 error: infinite when f16 cannot hold the texels, which only rules
+        // f16 out.)
+        "its interpolation error overflows f32"
+    } else if d
+        .motion
+        .as_ref()
+        .is_some_and(|(m, c)| !finite(c) || !m.iter().all(|r| finite(&[r.x, r.z, r.yaw])))
+    {
+        "its root motion overflows f32"
+    } else {
+        return Ok(());
+    };
+    Err(BakeError::character(
+        &l.name,
+        format!(
+            "animation '{}': {what} (scale or height too large? the character is {:.3e} m tall)",
+            j.name, l.height
+        ),
+    ))
+}
+
 /// Bakes `recipe`.
 ///
 /// # Errors
-/// [`BakeError`] naming the character, clip, state or file at fault, or
-/// [`BakeError::PrecisionBudget`] when f16 was asked for, exceeds the budget and is not forced.
+/// [`BakeError`] naming the character, clip, state or file at fault (also when a number it
+/// made is past f32's range), or [`BakeError::PrecisionBudget`] when f16 was asked for,
+/// exceeds the budget and is not forced.
 pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> {
     let (input_key, input_files) = inputs(recipe, options.force)?;
     report(
@@ -171,6 +209,10 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
                 None => n.clone(),
             });
         }
+    }
+
+    for (j, d) in jobs.iter().zip(&done) {
+        out_of_range(&loaded[j.character], j, d)?;
     }
 
     let f16_errors: Vec<f32> = done.iter().map(|d| d.sampled.f16_error).collect();
