@@ -167,8 +167,8 @@ impl ThrongFile {
         let info_bytes = section(&c, kinds::INFO, &bad)?;
         if info_bytes.len() != std::mem::size_of::<InfoRecord>() {
             return Err(bad(format!(
-                "section 'INFO' is {} bytes, expected {}",
-                info_bytes.len(),
+                "section 'INFO': {}, expected {}",
+                plural(info_bytes.len(), "byte"),
                 std::mem::size_of::<InfoRecord>()
             )));
         }
