@@ -588,6 +588,20 @@ mod tests {
     }
 
     #[test]
+    fn opening_errors_say_their_cause_once() {
+        let missing = ThrongFile::open(Path::new("no/such.throng")).err().unwrap();
+        let text = missing.to_string();
+        assert!(text.starts_with("no/such.throng: opening: "), "{text}");
+        assert!(std::error::Error::source(&missing).is_none(), "{text}");
+        let dir = std::env::temp_dir();
+        let folder = ThrongFile::open(&dir).err().unwrap().to_string();
+        assert_eq!(
+            folder,
+            format!("{}: is a folder, not a .throng file", dir.display())
+        );
+    }
+
+    #[test]
     fn names_in_messages_are_escaped_and_cut() {
         let mut b = one_frame(1);
         let long = format!("a\x1b[31m{}", "n".repeat(100));
