@@ -7,8 +7,13 @@
 //! counter within it, so two writers never share one. It is removed on every error path,
 //! including a panic inside the caller's closure (a guard deletes it on drop unless the rename
 //! happened). A run that is killed cannot clean up, so every successful write then removes the
-//! temporaries of the same target (`.NAME.tmp-throng-<digits>-<digits>`) that belong to
-//! processes no longer running; nothing else in the folder is touched.
+//! temporaries of the same target (`.NAME.tmp-throng-<digits>-<digits>`, and
+//! `.NAME.tmp-<digits>` of throng versions before this writer) that belong to processes no
+//! longer running; nothing else in the folder is touched.
+//!
+//! [`check_target`] tells before any work whether a target can be written at all (a path
+//! that is empty, names a folder, or lies in a folder that is missing or read-only), so a
+//! command fails in a moment rather than after minutes of baking or rendering.
 //!
 //! A crate-root leaf that knows only std, so every module may use it, `format` included (the
 //! `.throng` container writer goes through it without giving up being a leaf).
@@ -38,9 +43,14 @@ const STALE_AGE: Duration = Duration::from_secs(60 * 60);
 /// several threads use different names.
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
+/// The temporary names of throng versions before this writer: `.NAME.tmp-PID`.
+const LEGACY_MARK: &str = ".tmp-";
+
 /// Why a file could not be written; the target keeps its old content (or stays absent).
+/// The system's words are part of the message, so they are not also its `source()` (a chain
+/// printed whole would say them twice).
 #[derive(Debug, Error)]
-#[error("{}: {what}: {source}", path.display())]
+#[error("{}: {what}: {error}", path.display())]
 pub struct WriteError {
     /// The target file.
     pub path: PathBuf,
@@ -48,7 +58,25 @@ pub struct WriteError {
     /// "renaming into place".
     pub what: &'static str,
     /// What the system (or the caller's closure) said.
-    pub source: std::io::Error,
+    pub error: std::io::Error,
+}
+
+/// Why a target cannot be written, found by [`check_target`] before any work.
+#[derive(Debug, Error)]
+#[error("{}", describe(path, what))]
+pub struct TargetError {
+    /// The target as given.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub what: String,
+}
+
+fn describe(path: &Path, what: &str) -> String {
+    if path.as_os_str().is_empty() {
+        what.to_string()
+    } else {
+        format!("{}: {what}", path.display())
+    }
 }
 
 /// Writes `bytes` to `path` atomically.
@@ -74,14 +102,13 @@ pub fn write_with(
     write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 ) -> Result<(), WriteError> {
     let fail = |what: &'static str| {
-        move |source| WriteError {
+        move |error| WriteError {
             path: path.to_path_buf(),
             what,
-            source,
+            error,
         }
     };
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let tmp = path.with_file_name(format!("{}{}-{n}", temp_prefix(path), std::process::id()));
+    let tmp = temp_name(path);
     let file = File::create(&tmp).map_err(fail("creating a temporary file"))?;
     // Declared before the writer, so it is dropped after it: the file is closed, then removed.
     let mut guard = Guard {
@@ -102,13 +129,92 @@ pub fn write_with(
     Ok(())
 }
 
-/// `.NAME.tmp-throng-`: the start of every temporary name of target `path`.
-fn temp_prefix(path: &Path) -> String {
+/// Checks, before any work, that `path` can be written: it is not empty, does not name a
+/// folder or anything but a regular file, and its folder exists (or, with `create_folder`,
+/// is created now, as the write would need it) and lets this process create a file in it,
+/// which is tried with a temporary file of the writer's own naming, removed at once.
+///
+/// # Errors
+/// [`TargetError`] naming `path` and what is wrong.
+pub fn check_target(path: &Path, create_folder: bool) -> Result<(), TargetError> {
+    let fail = |what: String| TargetError {
+        path: path.to_path_buf(),
+        what,
+    };
+    if path.as_os_str().is_empty() {
+        return Err(fail("the output path is empty".into()));
+    }
+    let ends_in_separator = path
+        .as_os_str()
+        .as_encoded_bytes()
+        .last()
+        .is_some_and(|b| std::path::is_separator(char::from(*b)));
+    if path.is_dir() {
+        return Err(fail("is a folder; give a file name".into()));
+    }
+    if ends_in_separator || path.file_name().is_none() {
+        return Err(fail("names a folder; give a file name".into()));
+    }
+    // A link is replaced, not followed; anything else but a file (a device, a pipe) is not
+    // throng's to replace.
+    if let Ok(m) = std::fs::symlink_metadata(path)
+        && !m.is_file()
+        && !m.file_type().is_symlink()
+    {
+        return Err(fail(
+            "is not a regular file (a device, pipe or socket); throng replaces only files".into(),
+        ));
+    }
+    let dir = folder_of(path);
+    match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => {
+            return Err(fail(format!("{} is not a folder", dir.display())));
+        }
+        Ok(_) => {}
+        Err(_) if create_folder => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| fail(format!("cannot create the folder {}: {e}", dir.display())))?;
+        }
+        Err(e) => {
+            return Err(fail(format!(
+                "the folder {} cannot be used: {e}",
+                dir.display()
+            )));
+        }
+    }
+    let probe = temp_name(path);
+    File::create_new(&probe)
+        .map_err(|e| fail(format!("cannot create a file in {}: {e}", dir.display())))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// The folder `path` is in ("." for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// A fresh temporary name for target `path`: `.NAME.tmp-throng-PID-N`.
+fn temp_name(path: &Path) -> PathBuf {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!("{}{}-{n}", temp_prefix(path), std::process::id()))
+}
+
+/// `.NAME`: the target's file name as its temporaries start.
+fn hidden_name(path: &Path) -> String {
     let name = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    format!(".{name}{TEMP_MARK}")
+    format!(".{name}")
+}
+
+/// `.NAME.tmp-throng-`: the start of every temporary name of target `path`.
+fn temp_prefix(path: &Path) -> String {
+    format!("{}{TEMP_MARK}", hidden_name(path))
 }
 
 /// Removes the temporary file unless it was renamed into place.
@@ -146,20 +252,17 @@ fn sync_folder(path: &Path) {
 /// Removes the temporaries of `path` whose writing process is gone.
 fn remove_stale(path: &Path) {
     let prefix = temp_prefix(path);
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let legacy = format!("{}{LEGACY_MARK}", hidden_name(path));
+    let Ok(entries) = std::fs::read_dir(folder_of(path)) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
-            .and_then(writer_pid)
-        else {
+        let Some(pid) = name.to_str().and_then(|n| {
+            n.strip_prefix(&prefix)
+                .and_then(writer_pid)
+                .or_else(|| n.strip_prefix(&legacy).and_then(legacy_pid))
+        }) else {
             continue;
         };
         let stale = match alive(pid) {
@@ -186,6 +289,14 @@ fn writer_pid(tail: &str) -> Option<u32> {
         return None;
     }
     pid.parse().ok()
+}
+
+/// The PID of a legacy temporary name's `PID` tail; `None` unless the tail is exactly digits.
+fn legacy_pid(tail: &str) -> Option<u32> {
+    if tail.is_empty() || !tail.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    tail.parse().ok()
 }
 
 /// Whether process `pid` is running: `Some` where `/proc` can tell, `None` elsewhere. This
@@ -254,6 +365,8 @@ mod tests {
             e.to_string(),
             format!("{}: writing: encoder gave up", path.display())
         );
+        // The cause is in the message, so not also the source: a chain says it once.
+        assert!(std::error::Error::source(&e).is_none());
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
         assert_eq!(entries(&dir), ["a.bin"]);
 
@@ -291,6 +404,8 @@ mod tests {
         let stale = [
             format!(".crowd.throng{TEMP_MARK}{DEAD}-0"),
             format!(".crowd.throng{TEMP_MARK}{DEAD}-17"),
+            // Of a throng before this writer.
+            format!(".crowd.throng{LEGACY_MARK}{DEAD}"),
         ];
         let kept = [
             // Another target's temporary.
@@ -301,7 +416,9 @@ mod tests {
             format!(".crowd.throng{TEMP_MARK}{DEAD}"),
             format!(".crowd.throng{TEMP_MARK}{DEAD}-1x"),
             format!(".crowd.throng{TEMP_MARK}-1"),
-            ".crowd.throng.tmp-123".to_string(),
+            format!(".crowd.throng{LEGACY_MARK}{}", std::process::id()),
+            format!(".crowd.throng{LEGACY_MARK}notes"),
+            format!(".crowd.throng{LEGACY_MARK}{DEAD}x"),
             "crowd.throng.bak".to_string(),
         ];
         for name in stale.iter().chain(&kept) {
@@ -326,12 +443,59 @@ mod tests {
     }
 
     #[test]
+    fn targets_that_cannot_be_written_are_named_before_any_work() {
+        let dir = temp_dir("check");
+        let msg = |p: &Path, create| check_target(p, create).unwrap_err().to_string();
+        assert_eq!(msg(Path::new(""), true), "the output path is empty");
+        assert_eq!(
+            msg(&dir, true),
+            format!("{}: is a folder; give a file name", dir.display())
+        );
+        let slash = PathBuf::from(format!("{}/new/", dir.display()));
+        assert!(msg(&slash, true).ends_with("names a folder; give a file name"));
+        let file = dir.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        assert_eq!(
+            msg(&file.join("a.png"), true),
+            format!(
+                "{}: {} is not a folder",
+                file.join("a.png").display(),
+                file.display()
+            )
+        );
+        let missing = dir.join("no/such/a.png");
+        assert!(
+            msg(&missing, false).contains("the folder"),
+            "{}",
+            msg(&missing, false)
+        );
+        assert!(!dir.join("no").exists(), "checking created a folder");
+        // A missing folder is created when asked, as the write would need it.
+        check_target(&missing, true).unwrap();
+        assert!(dir.join("no/such").is_dir());
+        // A target that is fine: nothing is left behind by the trial file, an old file stays.
+        check_target(&file, false).unwrap();
+        check_target(&dir.join("new.bin"), false).unwrap();
+        assert_eq!(entries(&dir), ["file", "no"]);
+        assert_eq!(std::fs::read(&file).unwrap(), b"x");
+        #[cfg(unix)]
+        assert!(
+            msg(Path::new("/dev/null"), false).contains("not a regular file"),
+            "{}",
+            msg(Path::new("/dev/null"), false)
+        );
+    }
+
+    #[test]
     fn temporary_names_follow_the_scheme() {
         assert_eq!(temp_prefix(Path::new("out/x.png")), ".x.png.tmp-throng-");
         assert_eq!(writer_pid("123-4"), Some(123));
         assert_eq!(writer_pid("123-"), None);
         assert_eq!(writer_pid("123"), None);
         assert_eq!(writer_pid("+1-2"), None);
+        assert_eq!(legacy_pid("77"), Some(77));
+        assert_eq!(legacy_pid("77x"), None);
+        assert_eq!(legacy_pid(""), None);
         assert_eq!(alive(std::process::id()), Some(true));
     }
 }

@@ -109,15 +109,31 @@ fn every_flipped_bit_and_every_truncation_is_an_error() {
     assert!(read(&bytes).is_ok());
 }
 
-/// Edits the builder, then expects reading to fail with `expected` in the message.
+/// The builder's tables as they are, not validated: the hostile file.
+fn unchecked(b: &Builder) -> Vec<u8> {
+    b.to_writer().unwrap().to_bytes()
+}
+
+/// Edits the builder, then expects reading to fail with `expected` in the message, and the
+/// builder to refuse to write it in the same words (one validation, shared).
 fn refused(tag: &str, expected: &str, edit: impl FnOnce(&mut Builder)) {
     let mut b = tiny_builder(tag);
     edit(&mut b);
-    let e = read(&b.to_bytes().unwrap())
+    let e = read(&unchecked(&b))
         .err()
         .unwrap_or_else(|| panic!("{tag}: accepted; expected an error containing '{expected}'"));
     assert!(e.contains(expected), "{tag}: '{e}' lacks '{expected}'");
     assert!(e.starts_with("x.throng: "), "{e}");
+    let w = b
+        .to_bytes()
+        .err()
+        .unwrap_or_else(|| panic!("{tag}: the builder would write what the reader refuses"))
+        .to_string();
+    assert_eq!(
+        w.strip_prefix("(in memory): not written: "),
+        e.strip_prefix("x.throng: "),
+        "{tag}"
+    );
 }
 
 #[test]
@@ -336,7 +352,8 @@ fn nan_f16_texels_and_a_bad_info_section_are_refused() {
     .builder;
     assert_eq!(b.format(), TexelFormat::Rgba16F);
     b.push_texels(&[[f32::INFINITY, 0.0, 0.0, 0.0]]);
-    let e = read(&b.to_bytes().unwrap()).err().unwrap();
+    assert!(b.to_bytes().is_err());
+    let e = read(&unchecked(&b)).err().unwrap();
     assert!(e.contains("is not finite"), "{e}");
 
     // A texel count that disagrees with the texel bytes, and an unknown format code.

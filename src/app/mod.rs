@@ -17,7 +17,7 @@ pub mod window;
 use thiserror::Error;
 
 pub use headless::{HeadlessReport, render_headless};
-pub use scene::{DemoOptions, Scene, SkinningChoice};
+pub use scene::{DemoOptions, MAX_AGENTS, Scene, SkinningChoice, check_count, lod_presets};
 pub use window::{WindowOutcome, save_png};
 
 /// Why the demo could not run.

@@ -3,7 +3,7 @@
 //! ([`Graphics`]): device, renderer and the skinning path with the reason it was chosen.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use glam::Mat4;
@@ -58,8 +58,44 @@ pub struct DemoOptions {
     pub hats: bool,
 }
 
-/// The most agents the panel offers.
+/// The most agents the panel offers, and the most `throng demo --count` and
+/// `throng render --instances` take: a crowd an interactive frame (or one picture) can still
+/// draw in seconds on a software renderer; more only makes a user wait minutes and gigabytes.
+/// (`throng bench` measures up to `crowd::MAX_AGENTS`.)
 pub const MAX_AGENTS: usize = 200_000;
+
+/// Checks an agent count given as option `flag` (`--count`, `--instances`): 1 to
+/// [`MAX_AGENTS`], with one message for every command.
+///
+/// # Errors
+/// [`AppError::Settings`] naming the option and the range.
+pub fn check_count(flag: &str, count: usize) -> Result<(), AppError> {
+    if count == 0 || count > MAX_AGENTS {
+        return Err(AppError::Settings(format!(
+            "{flag} {count}: between 1 and {MAX_AGENTS} agents"
+        )));
+    }
+    Ok(())
+}
+
+/// The LOD presets of `config` (a TOML file, see assets/lod.toml), or the built-in ones.
+///
+/// # Errors
+/// [`AppError::Crowd`] when the file cannot be read or parsed, [`AppError::Settings`] when
+/// it defines no preset at all (an empty file).
+pub fn lod_presets(config: Option<&Path>) -> Result<LodPresets, AppError> {
+    let Some(path) = config else {
+        return Ok(LodPresets::builtin());
+    };
+    let presets = LodPresets::load(path)?;
+    if presets.names().next().is_none() {
+        return Err(AppError::Settings(format!(
+            "{}: defines no LOD presets (each is a [NAME] table; see assets/lod.toml)",
+            path.display()
+        )));
+    }
+    Ok(presets)
+}
 
 /// What the panel edits.
 #[derive(Clone, Debug, PartialEq)]
@@ -130,10 +166,7 @@ impl Scene {
     /// When the bake, the LOD presets or the preset name are wrong.
     pub fn new(options: &DemoOptions) -> Result<Self, AppError> {
         let file = ThrongFile::open(&options.bake)?;
-        let presets = match &options.lod_config {
-            Some(path) => LodPresets::load(path)?,
-            None => LodPresets::builtin(),
-        };
+        let presets = lod_presets(options.lod_config.as_deref())?;
         let policy = presets.get(&options.lod).cloned().ok_or_else(|| {
             AppError::Settings(format!(
                 "no LOD preset '{}' (there are: {})",
@@ -141,12 +174,7 @@ impl Scene {
                 presets.names().collect::<Vec<_>>().join(", ")
             ))
         })?;
-        if options.count == 0 || options.count > MAX_AGENTS {
-            return Err(AppError::Settings(format!(
-                "--count {}: between 1 and {MAX_AGENTS} agents",
-                options.count
-            )));
-        }
+        check_count("--count", options.count)?;
         let mut attachments = Vec::new();
         if options.hats {
             for c in 0..file.characters().len() as u32 {

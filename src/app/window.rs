@@ -367,7 +367,7 @@ pub fn save_png(image: &image::RgbaImage, path: &Path) -> Result<(), AppError> {
     image
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .map_err(|e| fail(e.to_string()))?;
-    crate::atomic::write_bytes(path, &png).map_err(|e| fail(format!("{}: {}", e.what, e.source)))
+    crate::atomic::write_bytes(path, &png).map_err(|e| fail(format!("{}: {}", e.what, e.error)))
 }
 
 impl ApplicationHandler for App<'_> {

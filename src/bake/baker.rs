@@ -16,7 +16,6 @@ use super::facing;
 use super::gait::{self, Feet};
 use super::inputs::{TOOL, inputs};
 use super::load::{Loaded, load};
-use super::lock::FootLock;
 use super::plan::{Job, JobSource, jobs_for};
 use super::precision;
 use super::recipe::Recipe;
@@ -122,7 +121,7 @@ fn face_forward(
     (k, Some(facing::note(along, k)))
 }
 
-/// Bakes again, with their planted feet locked ([`FootLock`]), the animations whose ground
+/// Bakes again, with their planted feet locked ([`gait::lock`]), the animations whose ground
 /// speed the crowd takes from their feet: looping, measured, and declaring none (no root
 /// motion, not baked at a `speed` parameter). Their frames are turned as their character
 /// faces (`turns`) and their gait measured again on the locked poses
@@ -152,7 +151,7 @@ fn lock_feet(
             {
                 return;
             }
-            let Some(lock) = FootLock::plan(l, feet, &d.sampled, speed, k) else {
+            let Some(lock) = gait::lock(l, feet, &d.sampled, speed, k) else {
                 return;
             };
 
@@ -168,11 +167,49 @@ fn lock_feet(
         });
 }
 
+/// Refuses animation `j` of `l` (baked as `d`) when a number it made is past f32's range
+/// (or NaN): the file would be refused by every reader, and the usual cause is a size factor
+/// too large for the model, which the message suggests. This names the cause early, before
+/// meshes and LODs are made; [`Builder::validate`] still checks everything before writing.
+fn out_of_range(l: &Loaded, j: &Job, d: &Done) -> Result<(), BakeError> {
+    let finite = |xs: &[f32]| xs.iter().all(|x| x.is_finite());
+    let what = if !d.sampled.texels.iter().all(|t| finite(t)) {
+        "texel positions overflow f32"
+    } else if !d
+        .sampled
+        .bounds
+        .iter()
+        .all(|b| finite(&b.min) && finite(&b.max))
+    {
+        "its bounds overflow f32"
+    } else if !d.sampled.interpolation_error.is_finite() {
+        // (Not the f16 error: infinite when f16 cannot hold the texels, which only rules
+        // f16 out.)
+        "its interpolation error overflows f32"
+    } else if d
+        .motion
+        .as_ref()
+        .is_some_and(|(m, c)| !finite(c) || !m.iter().all(|r| finite(&[r.x, r.z, r.yaw])))
+    {
+        "its root motion overflows f32"
+    } else {
+        return Ok(());
+    };
+    Err(BakeError::character(
+        &l.name,
+        format!(
+            "animation '{}': {what} (scale or height too large? the character is {:.3e} m tall)",
+            j.name, l.height
+        ),
+    ))
+}
+
 /// Bakes `recipe`.
 ///
 /// # Errors
-/// [`BakeError`] naming the character, clip, state or file at fault, or
-/// [`BakeError::PrecisionBudget`] when f16 was asked for, exceeds the budget and is not forced.
+/// [`BakeError`] naming the character, clip, state or file at fault (also when a number it
+/// made is past f32's range), or [`BakeError::PrecisionBudget`] when f16 was asked for,
+/// exceeds the budget and is not forced.
 pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> {
     let (input_key, input_files) = inputs(recipe, options.force)?;
     report(
@@ -221,6 +258,10 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
                 None => n.clone(),
             });
         }
+    }
+
+    for (j, d) in jobs.iter().zip(&done) {
+        out_of_range(&loaded[j.character], j, d)?;
     }
 
     let f16_errors: Vec<f32> = done.iter().map(|d| d.sampled.f16_error).collect();

@@ -9,12 +9,14 @@
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+use super::facing;
 use super::load::Loaded;
+use super::lock::FootLock;
 use super::measure::JointBoxes;
 use super::sample::Sampled;
 use super::texels::from_rows;
 use crate::anim::Playback;
-use crate::anim::foot_lock::Leg;
+use crate::anim::foot_lock::{Leg, offsets};
 use crate::anim::gait::{self, NoGait};
 use crate::character::Poser;
 use crate::format::TEXELS_PER_MATRIX;
@@ -128,6 +130,37 @@ pub(super) fn measure_locked(
         ),
         ..unlocked
     }
+}
+
+/// The lock of `sampled` (an animation of `l`, with feet `feet`, whose frames were turned
+/// by `turns` quarter turns) for an agent moving at `speed` (model units per second) along
+/// +z; `None` when no foot has a leg or nothing needs correcting.
+pub(super) fn lock(
+    l: &Loaded,
+    feet: &Feet,
+    sampled: &Sampled,
+    speed: f32,
+    turns: u8,
+) -> Option<FootLock> {
+    if feet.legs.iter().all(Option::is_none) || !sampled.schedule.looping {
+        return None;
+    }
+    let positions = foot_points(l, feet, sampled)?;
+    let (frames, count) = (sampled.schedule.count as usize, feet.joints.len());
+    let mut out = vec![Vec2::ZERO; frames * count];
+    let velocity = Vec2::new(FORWARD.x, FORWARD.z) * speed;
+    let step = sampled.schedule.step();
+    offsets(
+        &positions, count, POINTS, step, l.height, velocity, &mut out,
+    );
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = if feet.legs[k % count].is_some() {
+            facing::turn(*o, (4 - turns % 4) % 4)
+        } else {
+            Vec2::ZERO
+        };
+    }
+    FootLock::new(feet.legs.clone(), out, step)
 }
 
 /// What the measuring step found for one animation.

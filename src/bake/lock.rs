@@ -2,18 +2,14 @@
 //! feet is baked again with its planted feet pinned to the ground of an agent moving at that
 //! speed ([`crate::anim::foot_lock`]), so that a crowd playing it shows no foot skate.
 //!
-//! The corrections are found on the frames already sampled (turned as the character faces,
-//! see `facing`), turned back into the model's own axes, and applied to every pose the second
+//! The corrections are found on the frames already sampled (`gait::lock`: turned as the
+//! character faces, see `facing`), turned back into the model's own axes, and applied to every pose the second
 //! sampling evaluates (frames and mid-frames alike), after the recipe's scale and any root
 //! drift removal; the texels, bounds and errors of the bake are those of the locked poses.
 
 use glam::{Mat4, Vec2, Vec3};
 
-use super::facing;
-use super::gait::{FORWARD, Feet, POINTS, foot_points};
-use super::load::Loaded;
-use super::sample::Sampled;
-use crate::anim::foot_lock::{Leg, offsets};
+use crate::anim::foot_lock::Leg;
 
 /// The corrections that lock the feet of one sampled animation.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,32 +27,14 @@ pub(super) struct FootLock {
 }
 
 impl FootLock {
-    /// The lock of `sampled` (an animation of `l`, with feet `feet`, whose frames were turned
-    /// by `turns` quarter turns) for an agent moving at `speed` (model units per second) along
-    /// +z; `None` when no foot has a leg or nothing needs correcting.
-    pub fn plan(l: &Loaded, feet: &Feet, sampled: &Sampled, speed: f32, turns: u8) -> Option<Self> {
-        if feet.legs.iter().all(Option::is_none) || !sampled.schedule.looping {
-            return None;
-        }
-        let positions = foot_points(l, feet, sampled)?;
-        let (frames, count) = (sampled.schedule.count as usize, feet.joints.len());
-        let mut out = vec![Vec2::ZERO; frames * count];
-        let velocity = Vec2::new(FORWARD.x, FORWARD.z) * speed;
-        let step = sampled.schedule.step();
-        offsets(
-            &positions, count, POINTS, step, l.height, velocity, &mut out,
-        );
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = if feet.legs[k % count].is_some() {
-                facing::turn(*o, (4 - turns % 4) % 4)
-            } else {
-                Vec2::ZERO
-            };
-        }
-        let largest = out.iter().map(|o| o.length()).fold(0.0, f32::max);
-        (largest > 0.0).then(|| Self {
-            legs: feet.legs.clone(),
-            offsets: out,
+    /// A lock of `legs.len()` feet from `offsets` (`frames × feet`, model axes), frames
+    /// `step` seconds apart; `None` when nothing needs correcting.
+    pub fn new(legs: Vec<Option<Leg>>, offsets: Vec<Vec2>, step: f32) -> Option<Self> {
+        let frames = offsets.len().checked_div(legs.len()).unwrap_or(0);
+        let largest = offsets.iter().map(|o| o.length()).fold(0.0, f32::max);
+        (frames > 0 && step > 0.0 && largest > 0.0).then_some(Self {
+            legs,
+            offsets,
             frames,
             step,
             largest,

@@ -15,6 +15,7 @@ use super::error::BakeError;
 use super::inputs::inputs;
 use super::recipe::Recipe;
 use super::report::BakeReport;
+use crate::atomic::{TargetError, check_target};
 use crate::format::ThrongFile;
 
 /// The recipe of the default bake (the mannequin crowd of the demo), relative to the current
@@ -33,15 +34,10 @@ pub enum OutputError {
         #[source]
         source: BakeError,
     },
-    /// The output's folder could not be created.
-    #[error("creating {}", dir.display())]
-    Folder {
-        /// The folder.
-        dir: PathBuf,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The output cannot be written there (empty, a folder, a folder that cannot be created
+    /// or written in); found before baking.
+    #[error(transparent)]
+    Target(#[from] TargetError),
     /// Baking or writing failed.
     #[error(transparent)]
     Bake(#[from] BakeError),
@@ -62,18 +58,16 @@ pub fn up_to_date(recipe: &Recipe, force: bool) -> Result<bool, BakeError> {
 }
 
 /// Bakes `recipe` and writes it to `recipe.output` atomically, creating its folder if needed.
+/// The output is checked first ([`check_target`]), so a path that cannot be written fails
+/// before the bake rather than after it; the bake is validated as the reader validates
+/// before anything is written.
 ///
 /// # Errors
-/// [`OutputError::Bake`] if baking or writing fails (the old output stays as it was),
-/// [`OutputError::Folder`] if the folder cannot be created.
+/// [`OutputError::Target`] if the output cannot be written there, [`OutputError::Bake`] if
+/// baking, validating or writing fails (the old output stays as it was).
 pub fn bake_to_file(recipe: &Recipe, options: &BakeOptions) -> Result<BakeReport, OutputError> {
+    check_target(&recipe.output, true)?;
     let baked = bake(recipe, options)?;
-    if let Some(dir) = recipe.output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| OutputError::Folder {
-            dir: dir.to_path_buf(),
-            source,
-        })?;
-    }
     baked
         .builder
         .write(&recipe.output)

@@ -24,23 +24,25 @@ pub enum BenchError {
     /// Rendering failed.
     #[error(transparent)]
     Render(#[from] crate::render::RenderError),
-    /// A file or folder could not be created, written, flushed or renamed into place.
-    #[error("{}: {what}: {source}", path.display())]
+    /// A file or folder could not be created, written, flushed or renamed into place. (The
+    /// causes of this and the next variants are part of their messages, so they are not also
+    /// their `source()`: a chain printed whole would say them twice.)
+    #[error("{}: {what}: {error}", path.display())]
     Io {
         /// The file or folder.
         path: PathBuf,
         /// The step that failed ("creating the folder", "writing", "renaming into place", ..).
         what: &'static str,
         /// What the system said.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The report could not be turned into JSON.
-    #[error("{}: cannot write the report as JSON: {source}", path.display())]
+    #[error("{}: cannot write the report as JSON: {error}", path.display())]
     Json {
         /// The file.
         path: PathBuf,
         /// What serde_json said.
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     /// A plot could not be drawn (fonts or the drawing backend failed).
     #[error("{}: cannot draw the plot: {what}", path.display())]
@@ -51,11 +53,11 @@ pub enum BenchError {
         what: String,
     },
     /// A plot could not be encoded or saved as PNG.
-    #[error("{}: cannot write the PNG: {source}", path.display())]
+    #[error("{}: cannot write the PNG: {error}", path.display())]
     Png {
         /// The file.
         path: PathBuf,
         /// What the encoder said.
-        source: image::ImageError,
+        error: image::ImageError,
     },
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::baking::{bake_and_write, recipe_for};
+use crate::atomic::check_target;
 use crate::bake::{BakeReport, DEFAULT_RECIPE, up_to_date};
 
 /// Arguments of `throng bake`.
@@ -121,6 +122,9 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
 
 pub(super) fn run(args: &Args) -> Result<()> {
     let recipe = recipe_for(&args.input, args.out.as_deref())?;
+    // Before hashing the inputs and baking (bake_to_file checks again, for its other callers):
+    // an output that cannot be written fails now, naming it.
+    check_target(&recipe.output, true)?;
     if !args.rebuild && up_to_date(&recipe, args.force)? {
         if !args.quiet {
             println!(

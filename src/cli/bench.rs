@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::atomic::check_target;
+
 use super::baking::default_bake;
 use super::render::parse_size;
-use crate::bench::report::{table, write_all};
+use crate::app::lod_presets;
+use crate::bench::report::{CSV_FILE, table, write_all};
 use crate::bench::run::{BenchOptions, cases, run as run_bench};
-use crate::crowd::LodPresets;
 use crate::format::ThrongFile;
 use crate::render::{BackendChoice, SkinningPath};
 
@@ -113,16 +115,17 @@ pub(super) fn run(args: &Args) -> Result<()> {
         .iter()
         .map(|b| backend(b))
         .collect::<Result<Vec<_>>>()?;
-    let presets = match &args.config {
-        Some(p) => LodPresets::load(p)?,
-        None => LodPresets::builtin(),
-    };
+    let presets = lod_presets(args.config.as_deref())?;
     if let Some(l) = args.lod.iter().find(|l| presets.get(l).is_none()) {
         bail!(
             "--lod {l}: no such preset (there are: {})",
             presets.names().collect::<Vec<_>>().join(", ")
         );
     }
+    // Before the bake and minutes of measuring: a report that cannot be saved fails now. The
+    // folder is checked through its first file (which also creates the folder).
+    check_target(&args.out.join(CSV_FILE), true)
+        .with_context(|| format!("--out {}", args.out.display()))?;
     let bake = match &args.bake {
         Some(p) => p.clone(),
         None => default_bake(args.quiet)?,

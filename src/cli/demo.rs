@@ -7,7 +7,10 @@ use anyhow::Result;
 
 use super::baking::{cached_bake, default_bake};
 use super::render::{BackendArg, SkinningArg, parse_size};
-use crate::app::{AppError, DemoOptions, Scene, SkinningChoice, render_headless, window};
+use crate::app::{
+    AppError, DemoOptions, Scene, SkinningChoice, check_count, render_headless, window,
+};
+use crate::atomic::check_target;
 use crate::render::BackendChoice;
 
 /// Arguments of `throng demo`.
@@ -102,6 +105,11 @@ pub(super) fn run(args: &Args) -> Result<()> {
     }
     if args.screenshot.is_some() && args.frames.is_none() && !args.headless {
         anyhow::bail!("--screenshot needs --frames N (the frame to save) when a window opens");
+    }
+    check_count("--count", args.count)?;
+    // Before the bake and the window: a picture that cannot be saved fails now, not after.
+    if let Some(p) = &args.screenshot {
+        check_target(p, true)?;
     }
     let bake = match (&args.input, &args.bake) {
         (Some(input), _) => cached_bake(input)?,

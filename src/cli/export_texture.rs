@@ -41,6 +41,8 @@ pub(super) fn run(args: &Args) -> Result<()> {
             args.out.display()
         );
     }
+    // Before reading and converting the texels: an image that cannot be saved fails now.
+    crate::atomic::check_target(&args.out, true)?;
     let f = ThrongFile::open(&args.file)?;
     let texels = f.texels();
     let n = texels.len() as u64;

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use super::baking::default_bake;
-use crate::app::save_png;
+use crate::app::{check_count, save_png};
+use crate::atomic::check_target;
 use crate::crowd::scene;
 use crate::format::ThrongFile;
 use crate::render::{
@@ -57,7 +58,7 @@ pub struct Args {
     /// if missing or out of date).
     #[arg(long, value_name = "FILE")]
     bake: Option<PathBuf>,
-    /// Number of characters.
+    /// Number of characters (1 to 200000, as the demo).
     #[arg(long, default_value_t = 100)]
     instances: usize,
     /// Seed of placement, headings, tints, animations and times.
@@ -161,6 +162,9 @@ pub(super) fn run(args: &Args) -> Result<()> {
     if !args.time.is_finite() {
         bail!("--time {}: not a number of seconds", args.time);
     }
+    check_count("--instances", args.instances)?;
+    // Before the bake and the device: a picture that cannot be saved fails now, not after.
+    check_target(&args.out, true)?;
     let bake = match &args.bake {
         Some(b) => b.clone(),
         None => default_bake(false)?,

@@ -15,6 +15,8 @@ use super::records::{
     JointRecord, MeshRecord, MotionRecord, NONE, ParamRecord, StrRef, TexelFormat, VertexRecord,
     ext_flags, kinds,
 };
+use super::texels::Texels;
+use super::validate::{self, Ext, Tables};
 
 /// Section alignment of record tables, bytes (the largest field is 8 bytes).
 const TABLE_ALIGN: u32 = 8;
@@ -22,6 +24,9 @@ const TABLE_ALIGN: u32 = 8;
 const MESH_ALIGN: u32 = 16;
 /// Alignment of the texels: a memory page, so a mapped file can be uploaded in place.
 const TEXEL_ALIGN: u32 = 4096;
+
+/// The file name in the messages of [`Builder::to_bytes`], which writes no file.
+pub const IN_MEMORY: &str = "(in memory)";
 
 /// Texels of one push, in the file's format.
 #[derive(Debug)]
@@ -32,9 +37,13 @@ enum TexelChunk {
 
 impl TexelChunk {
     fn bytes(&self) -> &[u8] {
+        self.texels().bytes()
+    }
+
+    fn texels(&self) -> Texels<'_> {
         match self {
-            Self::F32(t) => bytemuck::cast_slice(t),
-            Self::F16(t) => bytemuck::cast_slice(t),
+            Self::F32(t) => Texels::F32(t),
+            Self::F16(t) => Texels::F16(t),
         }
     }
 }
@@ -258,11 +267,13 @@ impl Builder {
         (self.images.len() - 1) as u32
     }
 
-    /// The container holding everything.
+    /// The tables the builder derives when writing: each joint's node and each animation's
+    /// format 1.1 record (filled in where not pushed), `INFO` and the metadata as JSON.
     ///
     /// # Errors
-    /// [`FormatError::BadSection`] if a table outgrew what 32-bit indices can address.
-    pub fn to_writer(&self) -> Result<Writer<'_>, FormatError> {
+    /// [`FormatError::BadSection`] if a table outgrew what 32-bit indices can address, or the
+    /// metadata cannot be put in JSON.
+    fn derived(&self) -> Result<Derived, FormatError> {
         fn fits(kind: &str, n: usize) -> Result<(), FormatError> {
             if n > u32::MAX as usize - 1 {
                 return Err(FormatError::BadSection {
@@ -321,6 +332,80 @@ impl Builder {
             texel_count: self.texel_count(),
             reserved: [0; 4],
         };
+        let meta =
+            serde_json::to_vec_pretty(&self.metadata).map_err(|e| FormatError::BadSection {
+                kind: "META".into(),
+                what: e.to_string(),
+            })?;
+        Ok(Derived {
+            joint_nodes,
+            anim_ext,
+            info,
+            meta,
+        })
+    }
+
+    /// Checks everything as [`crate::format::ThrongFile`] checks a file it reads (the same
+    /// code: throng never writes what it would refuse to read); `name` is the file in
+    /// messages. [`Builder::write`] and [`Builder::to_bytes`] call this first.
+    ///
+    /// # Errors
+    /// [`FormatError::Unwritable`] naming `name` and the first problem, as the reader would
+    /// name it; [`FormatError::BadSection`] as [`Builder::to_writer`].
+    pub fn validate(&self, name: &str) -> Result<(), FormatError> {
+        self.check(&self.derived()?, name)
+    }
+
+    fn check(&self, d: &Derived, name: &str) -> Result<(), FormatError> {
+        let bad = |what: String| FormatError::Unwritable {
+            file: name.to_string(),
+            what,
+        };
+        let texels: Vec<Texels> = self.texels.iter().map(TexelChunk::texels).collect();
+        let tables = Tables {
+            info: &d.info,
+            format: self.format,
+            strings: &self.strings,
+            characters: &self.characters,
+            joints: &self.joints,
+            anims: &self.anims,
+            events: &self.events,
+            motion: &self.motion,
+            bounds: &self.bounds,
+            meshes: &self.meshes,
+            images: &self.images,
+            vertices: &self.vertices,
+            indices: &self.indices,
+            pixels: &self.pixels,
+            meta: &d.meta,
+            texels: &texels,
+        };
+        let ext = Ext {
+            joint_nodes: &d.joint_nodes,
+            anim_ext: &d.anim_ext,
+            sources: &self.anim_sources,
+            params: &self.params,
+        };
+        validate::all(&tables, Some(&ext), &bad).map(|_| ())
+    }
+
+    /// The container holding everything, as it is: not validated, so that tests can make
+    /// hostile files with it. [`Builder::write`] and [`Builder::to_bytes`] validate first.
+    ///
+    /// # Errors
+    /// As [`Builder::derived`].
+    pub fn to_writer(&self) -> Result<Writer<'_>, FormatError> {
+        self.writer(self.derived()?)
+    }
+
+    /// The container of the tables and `d`.
+    fn writer(&self, d: Derived) -> Result<Writer<'_>, FormatError> {
+        let Derived {
+            joint_nodes,
+            anim_ext,
+            info,
+            meta,
+        } = d;
         let texels: Vec<Cow<[u8]>> = self.texels.iter().map(|c| c.bytes().into()).collect();
         let mut w = Writer::new();
         w.add(kinds::INFO, TABLE_ALIGN, bytemuck::bytes_of(&info).to_vec())?
@@ -385,14 +470,7 @@ impl Builder {
                 TABLE_ALIGN,
                 bytemuck::cast_slice::<_, u8>(&self.images),
             )?
-            .add(
-                kinds::META,
-                1,
-                serde_json::to_vec_pretty(&self.metadata).map_err(|e| FormatError::BadSection {
-                    kind: "META".into(),
-                    what: e.to_string(),
-                })?,
-            )?
+            .add(kinds::META, 1, meta)?
             .add(
                 kinds::VERT,
                 MESH_ALIGN,
@@ -408,19 +486,34 @@ impl Builder {
         Ok(w)
     }
 
-    /// The file's bytes.
+    /// The file's bytes, once [`Builder::validate`] passes (its messages name the file
+    /// [`IN_MEMORY`]).
     ///
     /// # Errors
-    /// As [`Builder::to_writer`].
+    /// As [`Builder::validate`].
     pub fn to_bytes(&self) -> Result<Vec<u8>, FormatError> {
-        Ok(self.to_writer()?.to_bytes())
+        let d = self.derived()?;
+        self.check(&d, IN_MEMORY)?;
+        Ok(self.writer(d)?.to_bytes())
     }
 
-    /// Writes the file to `path` atomically (see [`Writer::write`]).
+    /// Writes the file to `path` atomically (see [`Writer::write`]) once [`Builder::validate`]
+    /// passes; when it does not, nothing is written and a file already at `path` stays as it
+    /// was.
     ///
     /// # Errors
-    /// As [`Builder::to_writer`] and [`Writer::write`].
+    /// As [`Builder::validate`] and [`Writer::write`].
     pub fn write(&self, path: &Path) -> Result<(), FormatError> {
-        self.to_writer()?.write(path)
+        let d = self.derived()?;
+        self.check(&d, &path.display().to_string())?;
+        self.writer(d)?.write(path)
     }
+}
+
+/// What [`Builder::derived`] makes.
+struct Derived {
+    joint_nodes: Vec<u32>,
+    anim_ext: Vec<AnimExtRecord>,
+    info: InfoRecord,
+    meta: Vec<u8>,
 }

@@ -217,7 +217,7 @@ impl<'a> Writer<'a> {
         .map_err(|e| FormatError::Io {
             file: path.display().to_string(),
             what: e.what,
-            source: e.source,
+            error: e.error,
         })
     }
 }
@@ -284,17 +284,29 @@ impl Container {
     /// [`FormatError`] saying what is wrong; never panics on any file content.
     pub fn open(path: &Path) -> Result<Self, FormatError> {
         let file = path.display().to_string();
-        let f = std::fs::File::open(path).map_err(|source| FormatError::Io {
+        // Mapping a folder fails with words that do not say what is wrong ("No such device"),
+        // and opening a pipe waits for a writer forever.
+        if let Ok(m) = std::fs::metadata(path)
+            && !m.is_file()
+        {
+            let what = if m.is_dir() {
+                "a folder"
+            } else {
+                "a device, pipe or socket"
+            };
+            return Err(FormatError::NotAFile { file, what });
+        }
+        let f = std::fs::File::open(path).map_err(|error| FormatError::Io {
             file: file.clone(),
             what: "opening",
-            source,
+            error,
         })?;
         // SAFETY: the map is read-only. Another process truncating the file while it is mapped
         // could fault; throng writes files atomically (rename), which never truncates in place.
-        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|source| FormatError::Io {
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|error| FormatError::Io {
             file: file.clone(),
             what: "mapping",
-            source,
+            error,
         })?;
         Self::validate(file, Bytes::Mapped(map))
     }

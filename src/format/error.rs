@@ -5,13 +5,22 @@ use thiserror::Error;
 /// Why a `.throng` file could not be written or read.
 #[derive(Debug, Error)]
 pub enum FormatError {
-    /// The file could not be read, mapped, written or renamed into place.
-    #[error("{file}: {what}: {source}")]
+    /// The file could not be read, mapped, written or renamed into place. The system's
+    /// words are part of the message, so they are not also the error's `source()` (a chain
+    /// printed whole would say them twice).
+    #[error("{file}: {what}: {error}")]
     Io {
         file: String,
         what: &'static str,
-        source: std::io::Error,
+        error: std::io::Error,
     },
+    /// A folder, device, pipe or socket was given where a `.throng` file is expected.
+    #[error("{file}: is {what}, not a .throng file")]
+    NotAFile { file: String, what: &'static str },
+    /// A [`crate::format::Builder`] holds something the reader would refuse, so it was not
+    /// written; `what` says it in the reader's words.
+    #[error("{file}: not written: {what}")]
+    Unwritable { file: String, what: String },
     /// Not a `.throng` file at all.
     #[error("{file}: not a throng file (the first 8 bytes are not the throng magic)")]
     NotThrong { file: String },

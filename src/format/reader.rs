@@ -42,23 +42,56 @@ pub struct ThrongFile {
     params: Vec<ParamRecord>,
 }
 
-/// Copies the records of a table section out (the section may be unaligned in memory).
-fn table<T: Pod>(
-    c: &Container,
+/// What the elements of section `kind` are called in messages.
+fn element_name(kind: Kind) -> &'static str {
+    match kind {
+        kinds::VERT => "vertices",
+        kinds::INDX => "indices",
+        kinds::TEXL => "texels",
+        kinds::JNOD => "joint nodes",
+        kinds::AGLT => "glTF animation indices",
+        _ => "records",
+    }
+}
+
+/// The data of section `kind`, which must be a whole number of `T`.
+fn whole<'a, T: Pod>(
+    c: &'a Container,
     kind: Kind,
-    name: &str,
     bad: &dyn Fn(String) -> FormatError,
-) -> Result<Vec<T>, FormatError> {
+) -> Result<&'a [u8], FormatError> {
     let data = section(c, kind, bad)?;
     let size = std::mem::size_of::<T>();
     if data.len() % size != 0 {
         return Err(bad(format!(
-            "section '{name}' is {} bytes, not a whole number of {size}-byte records",
-            data.len()
+            "section '{}': {} is not a whole number of {size}-byte {}",
+            String::from_utf8_lossy(&kind),
+            plural(data.len(), "byte"),
+            element_name(kind)
         )));
     }
-    Ok(data
-        .chunks_exact(size)
+    Ok(data)
+}
+
+/// `n thing`, with an `s` unless `n` is 1.
+fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// Copies the records of a table section out (the section may be unaligned in memory). The
+/// count comes from the section's size, which the container checked against the file's, so
+/// a hostile count cannot make this allocate more than the file holds.
+fn table<T: Pod>(
+    c: &Container,
+    kind: Kind,
+    bad: &dyn Fn(String) -> FormatError,
+) -> Result<Vec<T>, FormatError> {
+    Ok(whole::<T>(c, kind, bad)?
+        .chunks_exact(std::mem::size_of::<T>())
         .map(bytemuck::pod_read_unaligned)
         .collect())
 }
@@ -82,7 +115,7 @@ fn view<'a, T: Pod>(
     kind: Kind,
     bad: &dyn Fn(String) -> FormatError,
 ) -> Result<&'a [T], FormatError> {
-    let data = section(c, kind, bad)?;
+    let data = whole::<T>(c, kind, bad)?;
     let start = c
         .sections()
         .iter()
@@ -95,12 +128,12 @@ fn view<'a, T: Pod>(
             String::from_utf8_lossy(&kind)
         )));
     }
-    bytemuck::try_cast_slice(data).map_err(|e| {
+    // Size and alignment were checked just above, so this cannot fail; bytemuck's own words
+    // are not for users, should it ever.
+    bytemuck::try_cast_slice(data).map_err(|_| {
         bad(format!(
-            "section '{}' ({} bytes) cannot be read as {}-byte elements: {e}",
-            String::from_utf8_lossy(&kind),
-            data.len(),
-            std::mem::size_of::<T>()
+            "section '{}' cannot be read in place",
+            String::from_utf8_lossy(&kind)
         ))
     })
 }
@@ -134,8 +167,8 @@ impl ThrongFile {
         let info_bytes = section(&c, kinds::INFO, &bad)?;
         if info_bytes.len() != std::mem::size_of::<InfoRecord>() {
             return Err(bad(format!(
-                "section 'INFO' is {} bytes, expected {}",
-                info_bytes.len(),
+                "section 'INFO': {}, expected {}",
+                plural(info_bytes.len(), "byte"),
                 std::mem::size_of::<InfoRecord>()
             )));
         }
@@ -147,27 +180,42 @@ impl ThrongFile {
             ))
         })?;
         let strings = section(&c, kinds::STRS, &bad)?;
-        let characters: Vec<CharacterRecord> = table(&c, kinds::CHAR, "CHAR", &bad)?;
-        let joints: Vec<JointRecord> = table(&c, kinds::JOIN, "JOIN", &bad)?;
-        let anims: Vec<AnimRecord> = table(&c, kinds::ANIM, "ANIM", &bad)?;
-        let events: Vec<EventRecord> = table(&c, kinds::EVNT, "EVNT", &bad)?;
-        let motion: Vec<MotionRecord> = table(&c, kinds::MOTN, "MOTN", &bad)?;
-        let bounds: Vec<BoundsRecord> = table(&c, kinds::BNDS, "BNDS", &bad)?;
-        let meshes: Vec<MeshRecord> = table(&c, kinds::MESH, "MESH", &bad)?;
-        let images: Vec<ImageRecord> = table(&c, kinds::IMAG, "IMAG", &bad)?;
+        let characters: Vec<CharacterRecord> = table(&c, kinds::CHAR, &bad)?;
+        let joints: Vec<JointRecord> = table(&c, kinds::JOIN, &bad)?;
+        let anims: Vec<AnimRecord> = table(&c, kinds::ANIM, &bad)?;
+        let events: Vec<EventRecord> = table(&c, kinds::EVNT, &bad)?;
+        let motion: Vec<MotionRecord> = table(&c, kinds::MOTN, &bad)?;
+        let bounds: Vec<BoundsRecord> = table(&c, kinds::BNDS, &bad)?;
+        let meshes: Vec<MeshRecord> = table(&c, kinds::MESH, &bad)?;
+        let images: Vec<ImageRecord> = table(&c, kinds::IMAG, &bad)?;
         let vertices: &[VertexRecord] = view(&c, kinds::VERT, &bad)?;
         let indices: &[u32] = view(&c, kinds::INDX, &bad)?;
         let pixels = section(&c, kinds::PIXL, &bad)?;
-        let texel_bytes = section(&c, kinds::TEXL, &bad)?;
-
-        validate::texel_count(&info, format, texel_bytes.len(), &bad)?;
+        let meta = section(&c, kinds::META, &bad)?;
         let texels = match format {
             TexelFormat::Rgba32F => Texels::F32(view(&c, kinds::TEXL, &bad)?),
             TexelFormat::Rgba16F => Texels::F16(view(&c, kinds::TEXL, &bad)?),
         };
-        validate::texel_values(texels, &bad)?;
+        // Format 1.0 does not define these kinds: a 1.0 file's sections of them are skipped.
+        let (joint_nodes, anim_ext, sources, params) = if c.version().1 >= 1 {
+            (
+                table::<u32>(&c, kinds::JNOD, &bad)?,
+                table::<AnimExtRecord>(&c, kinds::AEXT, &bad)?,
+                table::<u32>(&c, kinds::AGLT, &bad)?,
+                table::<ParamRecord>(&c, kinds::APRM, &bad)?,
+            )
+        } else {
+            Default::default()
+        };
+        let ext = Ext {
+            joint_nodes: &joint_nodes,
+            anim_ext: &anim_ext,
+            sources: &sources,
+            params: &params,
+        };
         let tables = Tables {
             info: &info,
+            format,
             strings,
             characters: &characters,
             joints: &joints,
@@ -179,32 +227,11 @@ impl ThrongFile {
             images: &images,
             vertices,
             indices,
-            texels,
+            pixels,
+            meta,
+            texels: &[texels],
         };
-        validate::characters(&tables, &bad)?;
-        validate::bounds(&bounds, &bad)?;
-        validate::motion(&motion, &bad)?;
-        validate::images(&images, pixels, &bad)?;
-        let metadata = validate::metadata(section(&c, kinds::META, &bad)?, &bad)?;
-        // Format 1.0 does not define these kinds: a 1.0 file's sections of them are skipped.
-        let (joint_nodes, anim_ext, sources, params) = if c.version().1 >= 1 {
-            let x = (
-                table::<u32>(&c, kinds::JNOD, "JNOD", &bad)?,
-                table::<AnimExtRecord>(&c, kinds::AEXT, "AEXT", &bad)?,
-                table::<u32>(&c, kinds::AGLT, "AGLT", &bad)?,
-                table::<ParamRecord>(&c, kinds::APRM, "APRM", &bad)?,
-            );
-            let ext = Ext {
-                joint_nodes: &x.0,
-                anim_ext: &x.1,
-                sources: &x.2,
-                params: &x.3,
-            };
-            validate::ext(&tables, &ext, &bad)?;
-            x
-        } else {
-            Default::default()
-        };
+        let metadata = validate::all(&tables, (c.version().1 >= 1).then_some(&ext), &bad)?;
         Ok(Self {
             container: c,
             info,
@@ -469,7 +496,7 @@ mod tests {
 
     /// One character of one joint and one single-frame animation whose texels start at
     /// `first_texel` (texels up to there are padding).
-    fn one_frame(first_texel: u64) -> Vec<u8> {
+    fn one_frame(first_texel: u64) -> Builder {
         let mut b = Builder::new(TexelFormat::Rgba32F);
         let name = b.string("c");
         b.joints.push(JointRecord {
@@ -495,19 +522,102 @@ mod tests {
             height: 1.0,
             ..CharacterRecord::default()
         });
-        b.to_bytes().unwrap()
+        b
+    }
+
+    /// What the reader says of `b`'s tables written as they are (unchecked).
+    fn read_error(b: &Builder) -> String {
+        let bytes = b.to_writer().unwrap().to_bytes();
+        match ThrongFile::from_bytes(&bytes, "x.throng") {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        }
     }
 
     #[test]
     fn animations_start_at_a_whole_matrix() {
-        assert!(ThrongFile::from_bytes(&one_frame(3), "x.throng").is_ok());
-        let e = ThrongFile::from_bytes(&one_frame(1), "x.throng")
-            .err()
-            .unwrap()
-            .to_string();
+        let ok = one_frame(3).to_bytes().unwrap();
+        assert!(ThrongFile::from_bytes(&ok, "x.throng").is_ok());
+        let b = one_frame(1);
+        let why = "character 0 'c', animation 0 'c': starts at texel 1, not at a whole matrix (a multiple of 3)";
+        assert_eq!(read_error(&b), format!("x.throng: {why}"));
+        // The writer refuses it in the reader's words: one validation, shared.
         assert_eq!(
-            e,
-            "x.throng: animation 0: starts at texel 1, not at a whole matrix (a multiple of 3)"
+            b.to_bytes().unwrap_err().to_string(),
+            format!("(in memory): not written: {why}")
         );
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_named_and_never_written() {
+        let dir = std::env::temp_dir().join(format!("throng-reader-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.throng");
+        let old = one_frame(0).to_bytes().unwrap();
+        std::fs::write(&path, &old).unwrap();
+        for (edit, why) in [
+            (
+                (|b: &mut Builder| b.anims[0].interpolation_error = f32::INFINITY)
+                    as fn(&mut Builder),
+                "animation 0 'c': interpolation error is inf; it must be finite and not negative",
+            ),
+            (
+                |b| b.anims[0].cycle_motion[2] = f32::NAN,
+                "animation 0 'c': cycle motion yaw is NaN; it must be finite",
+            ),
+            (
+                |b| b.anims[0].duration = -1.0,
+                "animation 0 'c': duration is -1; it must not be negative",
+            ),
+            (
+                |b| {
+                    b.push_texel_vec(vec![[f32::NAN; 4]; 3]);
+                },
+                "texel 3 holds a value that is not finite",
+            ),
+            (
+                |b| b.bounds[0].max[1] = f32::INFINITY,
+                "animation 0 'c': bounds 0: not finite",
+            ),
+        ] {
+            let mut b = one_frame(0);
+            edit(&mut b);
+            let e = b.write(&path).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("{}: not written: ", path.display())) && e.contains(why),
+                "{e}"
+            );
+            assert_eq!(std::fs::read(&path).unwrap(), old, "{why}");
+            assert!(read_error(&b).contains(why), "{}", read_error(&b));
+        }
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn opening_errors_say_their_cause_once() {
+        let missing = ThrongFile::open(Path::new("no/such.throng")).err().unwrap();
+        let text = missing.to_string();
+        assert!(text.starts_with("no/such.throng: opening: "), "{text}");
+        assert!(std::error::Error::source(&missing).is_none(), "{text}");
+        let dir = std::env::temp_dir();
+        let folder = ThrongFile::open(&dir).err().unwrap().to_string();
+        assert_eq!(
+            folder,
+            format!("{}: is a folder, not a .throng file", dir.display())
+        );
+    }
+
+    #[test]
+    fn names_in_messages_are_escaped_and_cut() {
+        let mut b = one_frame(1);
+        let long = format!("a\x1b[31m{}", "n".repeat(100));
+        b.characters[0].name = b.string(&long);
+        let e = read_error(&b);
+        assert!(
+            e.contains(&format!("character 0 'a\\u{{1b}}[31m{}…'", "n".repeat(34))),
+            "{e}"
+        );
+        assert!(!e.contains('\u{1b}'), "{e}");
     }
 }

@@ -10,7 +10,7 @@ pub enum Texels<'a> {
     F16(&'a [[u16; 4]]),
 }
 
-impl Texels<'_> {
+impl<'a> Texels<'a> {
     /// Number of texels.
     pub fn len(&self) -> usize {
         match self {
@@ -34,7 +34,7 @@ impl Texels<'_> {
     }
 
     /// The raw bytes, as stored.
-    pub fn bytes(&self) -> &[u8] {
+    pub fn bytes(&self) -> &'a [u8] {
         match self {
             Self::F32(t) => bytemuck::cast_slice(t),
             Self::F16(t) => bytemuck::cast_slice(t),

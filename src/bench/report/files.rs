@@ -99,9 +99,9 @@ pub fn write_csv(report: &Report, path: &Path) -> Result<(), BenchError> {
 /// [`BenchError::Json`] if the report cannot be serialised, [`BenchError::Io`] naming `path`
 /// and the step that failed.
 pub fn write_json(report: &Report, path: &Path) -> Result<(), BenchError> {
-    let mut json = serde_json::to_string_pretty(report).map_err(|source| BenchError::Json {
+    let mut json = serde_json::to_string_pretty(report).map_err(|error| BenchError::Json {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     json.push('\n');
     write_bytes(path, json.as_bytes())

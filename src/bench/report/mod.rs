@@ -195,7 +195,7 @@ fn width(s: &str) -> usize {
 /// Maps an I/O error to [`BenchError::Io`] naming `path` and the step `what`.
 fn io_error(path: &Path, what: &'static str) -> impl FnOnce(std::io::Error) -> BenchError {
     let path = path.to_path_buf();
-    move |source| BenchError::Io { path, what, source }
+    move |error| BenchError::Io { path, what, error }
 }
 
 /// Writes `bytes` to `path` atomically.
@@ -203,7 +203,7 @@ fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), BenchError> {
     crate::atomic::write_bytes(path, bytes).map_err(|e| BenchError::Io {
         path: e.path,
         what: e.what,
-        source: e.source,
+        error: e.error,
     })
 }
 

@@ -46,9 +46,9 @@ fn write_plot(path: &Path, draw: impl FnOnce(&Area) -> DrawResult) -> Result<(),
     let mut png = Vec::new();
     image
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .map_err(|source| BenchError::Png {
+        .map_err(|error| BenchError::Png {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
     super::write_bytes(path, &png)
 }

@@ -1,0 +1,236 @@
+//! Tests of [`super`]: feet found by name and by height, and synthetic gaits (walks, runs,
+//! gallops, rolling feet, idles, flying) measured.
+
+use super::*;
+use crate::anim::{RawSkeleton, Transform};
+use glam::Mat4;
+
+const HEIGHT: f32 = 1.8;
+
+/// A synthetic gait: `feet` feet at phase offsets `phases`, each planted for `stance` of
+/// a `period`-second cycle sliding back at `speed` along +z, swinging forward in an arc
+/// `lift` high otherwise; `frames` samples.
+fn gait(phases: &[f32], stance: f32, speed: f32, lift: f32, frames: usize) -> Vec<Vec3> {
+    let period = 1.0;
+    let stride = speed * stance * period;
+    let mut out = Vec::new();
+    for i in 0..frames {
+        for (f, phase) in phases.iter().enumerate() {
+            let u = (i as f32 / frames as f32 + phase).rem_euclid(1.0);
+            let x = if f % 2 == 0 { 0.1 } else { -0.1 };
+            let (y, z) = if u < stance {
+                (0.0, stride * 0.5 - speed * u * period)
+            } else {
+                let w = (u - stance) / (1.0 - stance);
+                let ease = 0.5 - 0.5 * (std::f32::consts::PI * w).cos();
+                (
+                    lift * (std::f32::consts::PI * w).sin(),
+                    -stride * 0.5 + stride * ease,
+                )
+            };
+            out.push(Vec3::new(x, y, z + f as f32 * 0.3));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_biped_walk_measures_its_speed() {
+    let p = gait(&[0.0, 0.5], 0.6, 1.2, 0.12, 60);
+    let g = measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::Z).unwrap();
+    // The stance slide is exactly 1.2 m/s; central differences at the stance's ends mix
+    // in a sample of swing, which the steady-velocity rule must drop: 1% margin.
+    assert!((g.speed - 1.2).abs() < 0.012, "{g:?}");
+    assert!(g.foot_slide < 0.012, "{g:?}");
+    assert!(g.lateral.abs() < 1e-4 && !g.off_axis(), "{g:?}");
+}
+
+#[test]
+fn a_rolling_foot_is_measured_at_its_contact() {
+    // Each foot's toe follows the walk; its heel, 0.25 m behind, lifts about the toe over
+    // the second half of the stance (pitch up to 0.6 rad) and comes down during the swing.
+    let (frames, stance) = (60, 0.6);
+    let phases = [0.0, 0.5];
+    let toes = gait(&phases, stance, 1.2, 0.12, frames);
+    let mut both = Vec::new();
+    for (k, toe) in toes.iter().enumerate() {
+        let u = ((k / 2) as f32 / frames as f32 + phases[k % 2]).rem_euclid(1.0);
+        let pitch = if u < stance * 0.5 {
+            0.0
+        } else if u < stance {
+            0.6 * (u - stance * 0.5) / (stance * 0.5)
+        } else {
+            0.6 * (1.0 - (u - stance) / (1.0 - stance))
+        };
+        let heel = *toe + Vec3::new(0.0, 0.25 * pitch.sin(), -0.25 * pitch.cos());
+        both.extend([heel, *toe]);
+    }
+    let step = 1.0 / frames as f32;
+    let g = measure(&both, 2, 2, step, HEIGHT, Vec3::Z).unwrap();
+    // The toe is the lowest point while the heel lifts: the slide is the walk's (1%, as
+    // for the plain walk).
+    assert!((g.speed - 1.2).abs() < 0.012, "{g:?}");
+    // Both points are tracked and the heel's lift (to 0.15 m) is far above the band: had
+    // the heel been taken as the contact while it rises, the foot would leave the stance
+    // and its forward swing would be averaged in.
+    assert!(g.foot_slide < 0.012, "{g:?}");
+}
+
+#[test]
+fn a_quadruped_gallop_uses_all_four_feet() {
+    let p = gait(&[0.0, 0.1, 0.5, 0.6], 0.3, 3.0, 0.1, 45);
+    let g = measure(&p, 4, 1, 1.0 / 45.0, HEIGHT, Vec3::Z).unwrap();
+    assert_eq!(g.feet, 4);
+    // Stance is 0.3 of 45 samples per foot, less the two edge samples: ≥ 4 × 11.
+    assert!(g.planted >= 44, "{g:?}");
+    assert!((g.speed - 3.0).abs() < 0.03, "{g:?}");
+}
+
+#[test]
+fn sideways_walks_are_flagged_and_measured_along_forward() {
+    // The same walk with forward along +x: the feet slide back along z, across it.
+    let p = gait(&[0.0, 0.5], 0.6, 1.2, 0.12, 60);
+    match measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::X) {
+        Err(NoGait::NoSlide {
+            per_height,
+            lateral_per_height,
+            travel,
+        }) => {
+            assert!(per_height.abs() < 0.01);
+            assert!((lateral_per_height - 1.2 / HEIGHT).abs() < 0.01);
+            // It travels along +z (the feet slide back along -z), 1.2 m/s: 1% as above.
+            assert!((travel - Vec2::new(0.0, 1.2)).length() < 0.012, "{travel}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Diagonal: 45° off, so the slide along forward is 1.2 cos 45° and as much across.
+    let g = measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::new(1.0, 0.0, 1.0)).unwrap();
+    assert!((g.speed - 1.2 * 0.5f32.sqrt()).abs() < 0.012, "{g:?}");
+    assert!((g.lateral.abs() - g.speed).abs() < 0.012, "{g:?}");
+}
+
+#[test]
+fn idles_gestures_and_flying_have_no_ground_speed() {
+    // Standing: both feet still.
+    let idle: Vec<Vec3> = (0..40)
+        .flat_map(|_| [Vec3::new(0.1, 0.0, 0.0), Vec3::new(-0.1, 0.0, 0.0)])
+        .collect();
+    assert!(matches!(
+        measure(&idle, 2, 1, 1.0 / 30.0, HEIGHT, Vec3::Z),
+        Err(NoGait::NeverLifts { .. })
+    ));
+    // A gesture that lifts one foot (a tap): the other never lifts.
+    let mut tap = idle.clone();
+    for i in 10..20 {
+        tap[i * 2].y = 0.1 * ((i - 10) as f32 / 10.0 * std::f32::consts::PI).sin();
+    }
+    assert!(matches!(
+        measure(&tap, 2, 1, 1.0 / 30.0, HEIGHT, Vec3::Z),
+        Err(NoGait::NeverLifts { foot: 1, .. })
+    ));
+    // Flying: feet circling 0.18 m in the air, never resting.
+    let fly: Vec<Vec3> = (0..60)
+        .flat_map(|i| {
+            let a = i as f32 / 60.0 * std::f32::consts::TAU;
+            [0.0, std::f32::consts::PI]
+                .map(|o| Vec3::new(0.0, 1.0 - 0.18 * (a + o).cos(), 0.18 * (a + o).sin()))
+        })
+        .collect();
+    assert!(matches!(
+        measure(&fly, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::Z),
+        Err(NoGait::NotPlanted { .. })
+    ));
+    assert_eq!(
+        measure(&[], 0, 1, 0.1, HEIGHT, Vec3::Z),
+        Err(NoGait::NoFeet)
+    );
+}
+
+#[test]
+fn planted_marks_the_stance_only() {
+    let p = gait(&[0.0, 0.5], 0.5, 1.0, 0.12, 40);
+    let mut mask = vec![false; p.len()];
+    let m = planted(&p, 2, 1, 1.0 / 40.0, HEIGHT, &mut mask);
+    assert!((m - Vec2::new(0.0, -1.0)).length() < 1e-3, "{m}");
+    for (k, planted) in mask.iter().enumerate() {
+        let u = (((k / 2) as f32 / 40.0) + [0.0, 0.5][k % 2]).rem_euclid(1.0);
+        // Strictly inside the stance (one sample from its ends) is planted; the swing's
+        // inside is not.
+        if (0.03..0.47).contains(&u) {
+            assert!(planted, "sample {k} at phase {u}");
+        }
+        if (0.53..0.97).contains(&u) {
+            assert!(!planted, "sample {k} at phase {u}");
+        }
+    }
+}
+
+#[test]
+fn feet_by_name_and_by_ground() {
+    // 0 hips; 1 leg_l, 2 foot_l, 3 toe_l; 4 leg_r, 5 foot_r; 6 arm, 7 hand (on the
+    // ground, a front paw); 8 head.
+    let names = [
+        "hips", "leg_l", "Foot_L", "TOE_L", "leg_r", "foot_r", "arm", "hand", "head",
+    ];
+    let parents = [
+        None,
+        Some(0),
+        Some(1),
+        Some(2),
+        Some(0),
+        Some(4),
+        Some(0),
+        Some(6),
+        Some(0),
+    ];
+    let rest = [
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::new(0.1, 0.5, -0.3),
+        Vec3::new(0.1, 0.08, -0.3),
+        Vec3::new(0.1, 0.01, -0.2),
+        Vec3::new(-0.1, 0.5, -0.3),
+        Vec3::new(-0.1, 0.08, -0.3),
+        Vec3::new(0.0, 0.6, 0.3),
+        Vec3::new(0.0, 0.02, 0.3),
+        Vec3::new(0.0, 1.2, 0.5),
+    ];
+    let n = names.len();
+    let skeleton = RawSkeleton {
+        names: names.map(String::from).to_vec(),
+        parents: parents.to_vec(),
+        rest: vec![Transform::IDENTITY; n],
+        inverse_bind: vec![Mat4::IDENTITY; n],
+        root_bases: vec![Mat4::IDENTITY; n],
+    }
+    .validate()
+    .unwrap();
+    // The toe (not its ankle), the right foot, and the hand standing on the ground.
+    assert_eq!(find_feet(&skeleton, &rest, 1.3), vec![3, 5, 7]);
+    // Unnamed: the leaves standing lowest, the toe (1 cm) and the hand (2 cm); the right
+    // foot, 7 cm above the toe, is beyond 5% of 1.3 m (6.5 cm) but within 5% of 2 m.
+    let unnamed = RawSkeleton {
+        names: (0..n).map(|j| format!("node_{j}")).collect(),
+        parents: parents.to_vec(),
+        rest: vec![Transform::IDENTITY; n],
+        inverse_bind: vec![Mat4::IDENTITY; n],
+        root_bases: vec![Mat4::IDENTITY; n],
+    }
+    .validate()
+    .unwrap();
+    assert_eq!(find_feet(&unnamed, &rest, 1.3), vec![3, 7]);
+    assert_eq!(find_feet(&unnamed, &rest, 2.0), vec![3, 5, 7]);
+    assert_eq!(hips(&skeleton), 0);
+    // Under an armature joint with one child, the hips are the first joint that branches.
+    let wrapped = RawSkeleton {
+        names: ["armature", "root", "hips", "leg_l", "leg_r"]
+            .map(String::from)
+            .to_vec(),
+        parents: vec![None, Some(0), Some(1), Some(2), Some(2)],
+        rest: vec![Transform::IDENTITY; 5],
+        inverse_bind: vec![Mat4::IDENTITY; 5],
+        root_bases: vec![Mat4::IDENTITY; 5],
+    }
+    .validate()
+    .unwrap();
+    assert_eq!(hips(&wrapped), 2);
+}
