@@ -7,6 +7,8 @@
 //!   Throughput is in joint-frames (one skinning matrix of one frame).
 //! - `bake/large+lods`: the same with the default three LOD levels (meshoptimizer), to show
 //!   what mesh simplification adds.
+//! - `bake/large-unlocked`: `bake/large` with `foot_lock = false`: the ratio is what foot
+//!   locking (the walk and run clips sampled a second time, their legs solved) costs.
 //! - `load/open` against `load/fs_read`: opening and validating the large file (map, both
 //!   CRCs, every table, every texel finite) against reading its bytes with `std::fs::read`.
 //!
@@ -16,7 +18,10 @@
 //!   matrices, then `anim::gait::measure`), for the mannequin, and Fox, RobotExpressive and
 //!   CesiumMan from `../shared/assets` (skipped with a printed reason when missing). The ratio
 //!   is the share of the bake the measure costs (the budget: 10%); CesiumMan's bake
-//!   measures its walk twice, before and after turning it (`bake::facing`).
+//!   measures its walk twice, before and after turning it (`bake::facing`), and every one
+//!   measures its locked cycles again.
+//! - `bare/unlocked/MODEL`: `bare/bake/MODEL` with `foot_lock = false`: the ratio is the share
+//!   of a bare bake that foot locking costs.
 //!
 //! Run: `cargo bench --bench bake` (`-- bare` for the last group alone). Figures go to
 //! docs/PERFORMANCE.md.
@@ -65,8 +70,13 @@ fn benches(c: &mut Criterion) {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mut g = c.benchmark_group("bake");
     g.sample_size(10);
-    for (name, lods) in [("large", "[1.0]"), ("large+lods", "[1.0, 0.5, 0.2]")] {
-        let r = recipe(&dir, lods);
+    for (name, lods, lock) in [
+        ("large", "[1.0]", true),
+        ("large+lods", "[1.0, 0.5, 0.2]", true),
+        ("large-unlocked", "[1.0]", false),
+    ] {
+        let mut r = recipe(&dir, lods);
+        r.characters.iter_mut().for_each(|c| c.foot_lock = lock);
         let n = joint_frames(&r);
         eprintln!("{name}: {n} joint-frames per bake");
         g.throughput(Throughput::Elements(n));
@@ -181,6 +191,11 @@ fn bare(c: &mut Criterion) {
         );
         g.bench_function(format!("measure/{name}"), |b| {
             b.iter(|| black_box(measure_all(&file, &feet, &mut buf)))
+        });
+        let mut unlocked = recipe.clone();
+        unlocked.characters[0].foot_lock = false;
+        g.bench_function(format!("unlocked/{name}"), |b| {
+            b.iter(|| black_box(bake(&unlocked, &BakeOptions::default()).expect("bake")))
         });
     }
     g.finish();
