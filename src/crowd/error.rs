@@ -7,12 +7,12 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum CrowdError {
     /// A presets file could not be read.
-    #[error("{file}: cannot read LOD presets: {source}")]
+    #[error("{file}: cannot read LOD presets: {error}")]
     Io {
         /// The file, as given.
         file: String,
-        /// What the system said.
-        source: std::io::Error,
+        /// What the system said (in the message, so not also the error's `source()`).
+        error: std::io::Error,
     },
     /// A presets file is not TOML, or not a table of presets.
     #[error("{file}: {what}")]
