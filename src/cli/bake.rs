@@ -119,9 +119,9 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
     s
 }
 
-pub(super) fn run(args: &Args) -> Result<()> {
+pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
     let recipe = recipe_for(&args.input, args.out.as_deref())?;
-    if !args.rebuild && up_to_date(&recipe, args.force)? {
+    if !args.rebuild && up_to_date(&recipe, args.force, external)? {
         if !args.quiet {
             println!(
                 "{} is up to date: its recipe, models and throng version are unchanged (--rebuild bakes anyway)",
@@ -131,7 +131,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         return Ok(());
     }
     let start = Instant::now();
-    let report = bake_and_write(&recipe, args.force, args.quiet)?;
+    let report = bake_and_write(&recipe, args.force, args.quiet, external)?;
     let seconds = start.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&recipe.output).map_or(0, |m| m.len());
     if !args.quiet {
