@@ -208,7 +208,7 @@ fn a_truncated_glb_says_so() {
         .to_string();
     assert_mentions(
         &msg,
-        &["cut.glb", "cut short", &glb.len().to_string(), "1000"],
+        &["cut.glb", "truncated GLB", &glb.len().to_string(), "1000"],
     );
 }
 
@@ -250,7 +250,7 @@ fn a_corrupt_model_is_one_clear_message_in_every_command() {
     let text = dir.join("notes.glb");
     std::fs::write(&text, "these are my notes, not a model\n").unwrap();
     let cache = dir.join("cache");
-    for (file, what) in [(&cut, "cut short"), (&text, "not a glTF file")] {
+    for (file, what) in [(&cut, "truncated GLB"), (&text, "not a glTF file")] {
         let f = file.display().to_string();
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         for cmd in ["inspect", "bake", "demo"] {

@@ -40,6 +40,7 @@ fn bake_and_read(mut recipe: Recipe, precision: PrecisionChoice) -> (Builder, Th
         &BakeOptions {
             force: true,
             progress: None,
+            ..Default::default()
         },
     )
     .unwrap();

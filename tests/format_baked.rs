@@ -346,6 +346,7 @@ fn nan_f16_texels_and_a_bad_info_section_are_refused() {
         &BakeOptions {
             force: true,
             progress: None,
+            ..Default::default()
         },
     )
     .unwrap()
@@ -523,6 +524,7 @@ fn fuzzed_files_never_panic_the_reader() {
         &BakeOptions {
             force: true,
             progress: None,
+            ..Default::default()
         },
     )
     .unwrap()

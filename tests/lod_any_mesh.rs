@@ -19,6 +19,7 @@ fn bake_bare(path: &Path) -> (CharacterReport, Vec<f32>, f32) {
         &BakeOptions {
             force: true,
             progress: None,
+            ..Default::default()
         },
     )
     .unwrap();

@@ -15,6 +15,7 @@ fn baked(recipe: &Recipe) -> Baked {
         &BakeOptions {
             force: true,
             progress: None,
+            ..Default::default()
         },
     )
     .unwrap_or_else(|e| panic!("{}: {e}", recipe.characters[0].name))

@@ -24,6 +24,7 @@ use super::root_motion::declared_speed;
 use super::root_motion::root_motion;
 use super::sample::{resample, sample_job};
 use crate::format::Builder;
+use crate::import::ExternalFiles;
 use std::sync::Arc;
 
 /// Progress of a bake.
@@ -42,6 +43,10 @@ pub struct BakeOptions<'a> {
     pub force: bool,
     /// Called as work progresses (from several threads).
     pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
+    /// Which files the bare models' buffer and image URIs may name (default: only files in
+    /// the model's folder; see [`ExternalFiles`]). Models named by character files are
+    /// always held to their folder.
+    pub external_files: ExternalFiles,
 }
 
 /// A finished bake, ready to write.
@@ -211,7 +216,7 @@ fn out_of_range(l: &Loaded, j: &Job, d: &Done) -> Result<(), BakeError> {
 /// made is past f32's range), or [`BakeError::PrecisionBudget`] when f16 was asked for,
 /// exceeds the budget and is not forced.
 pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> {
-    let (input_key, input_files) = inputs(recipe, options.force)?;
+    let (input_key, input_files) = inputs(recipe, options.force, options.external_files)?;
     report(
         options,
         Progress::Stage("loading", recipe.characters.len() as u64),
@@ -220,7 +225,7 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         .characters
         .iter()
         .map(|spec| {
-            let l = load(spec);
+            let l = load(spec, options.external_files);
             report(options, Progress::Advance(1));
             l
         })

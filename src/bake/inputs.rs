@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 use super::error::BakeError;
 use super::recipe::{Recipe, Source};
 use crate::format::InputFile;
+use crate::import::ExternalFiles;
 
 /// The tool name and version stored in every file.
 pub const TOOL: &str = concat!("throng ", env!("CARGO_PKG_VERSION"));
@@ -20,15 +21,20 @@ fn hex(d: impl AsRef<[u8]>) -> String {
 
 /// Every file a bake of `recipe` reads, with hashes, and the key that identifies the bake's
 /// inputs: equal keys mean an identical output. `force` is part of the key (it decides whether
-/// an over-budget f16 bake is written).
+/// an over-budget f16 bake is written). Bare models' URIs are listed when `external` allows
+/// them, as loading reads them; a refused one is neither listed nor read.
 ///
 /// # Errors
 /// [`BakeError::Input`] for a file that cannot be read.
-pub fn inputs(recipe: &Recipe, force: bool) -> Result<(String, Vec<InputFile>), BakeError> {
+pub fn inputs(
+    recipe: &Recipe,
+    force: bool,
+    external: ExternalFiles,
+) -> Result<(String, Vec<InputFile>), BakeError> {
     let mut files: Vec<PathBuf> = Vec::new();
     for c in &recipe.characters {
         match &c.source {
-            Source::Model(m) => files.extend(crate::import::source_files(m)),
+            Source::Model(m) => files.extend(crate::import::source_files(m, external)),
             Source::Character(f) => {
                 files.push(f.clone());
                 // The model the character file names (read without loading the character).
@@ -38,7 +44,11 @@ pub fn inputs(recipe: &Recipe, force: bool) -> Result<(String, Vec<InputFile>), 
                     .and_then(|t| t.get("model")?.as_str().map(str::to_string));
                 if let Some(m) = model {
                     let dir = f.parent().unwrap_or(Path::new("."));
-                    files.extend(crate::import::source_files(&dir.join(m)));
+                    // Character files load their model held to its folder.
+                    files.extend(crate::import::source_files(
+                        &dir.join(m),
+                        ExternalFiles::ModelFolder,
+                    ));
                 }
             }
         }

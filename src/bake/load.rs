@@ -18,7 +18,7 @@ use super::measure::JointBoxes;
 use super::recipe::{CENTIMETRES_RANGE, CharacterSpec, DefaultRule, METRES_RANGE, Recipe, Source};
 use crate::anim::Playback;
 use crate::character::{Character, Poser};
-use crate::import::{Images, ImportOptions, Model};
+use crate::import::{ExternalFiles, Images, ImportOptions, Model};
 
 /// A loaded character of the recipe.
 pub(super) struct Loaded {
@@ -58,11 +58,12 @@ fn measure_height(boxes: &JointBoxes, rest: &[Mat4]) -> f32 {
     }
 }
 
-/// Loads the character `spec` names.
+/// Loads the character `spec` names; a bare model's URIs may name the files `external`
+/// allows.
 ///
 /// # Errors
 /// [`BakeError::CharacterFile`] or [`BakeError::Model`] when its file does not load.
-pub(super) fn load(spec: &CharacterSpec) -> Result<Loaded, BakeError> {
+pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Loaded, BakeError> {
     let name = spec.name.clone();
     let (character, mut model) = match &spec.source {
         Source::Character(path) => {
@@ -78,6 +79,7 @@ pub(super) fn load(spec: &CharacterSpec) -> Result<Loaded, BakeError> {
                 path,
                 &ImportOptions {
                     images: Images::Load,
+                    external_files: external,
                     ..ImportOptions::default()
                 },
             )

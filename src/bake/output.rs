@@ -45,15 +45,19 @@ pub enum OutputError {
 
 /// Whether `recipe`'s output exists and was baked from exactly these inputs (recipe, models,
 /// character files, throng version and `force`). An output that cannot be read is not up to
-/// date.
+/// date. `external` says which files bare models' URIs may name, as in [`BakeOptions`].
 ///
 /// # Errors
 /// [`BakeError::Input`] if an input file cannot be read for hashing.
-pub fn up_to_date(recipe: &Recipe, force: bool) -> Result<bool, BakeError> {
+pub fn up_to_date(
+    recipe: &Recipe,
+    force: bool,
+    external: crate::import::ExternalFiles,
+) -> Result<bool, BakeError> {
     if !recipe.output.exists() {
         return Ok(false);
     }
-    let (key, _) = inputs(recipe, force)?;
+    let (key, _) = inputs(recipe, force, external)?;
     Ok(ThrongFile::open(&recipe.output).is_ok_and(|f| f.metadata().input_key == key))
 }
 
@@ -88,7 +92,7 @@ pub fn default_bake(
 ) -> Result<PathBuf, OutputError> {
     let recipe = Recipe::load(std::path::Path::new(DEFAULT_RECIPE))
         .map_err(|source| OutputError::DefaultRecipe { source })?;
-    if !up_to_date(&recipe, options.force)? {
+    if !up_to_date(&recipe, options.force, options.external_files)? {
         before_baking(&recipe);
         bake_to_file(&recipe, options)?;
     }

@@ -120,12 +120,12 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
     s
 }
 
-pub(super) fn run(args: &Args) -> Result<()> {
+pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
     let recipe = recipe_for(&args.input, args.out.as_deref())?;
     // Before hashing the inputs and baking (bake_to_file checks again, for its other callers):
     // an output that cannot be written fails now, naming it.
     check_target(&recipe.output, true)?;
-    if !args.rebuild && up_to_date(&recipe, args.force)? {
+    if !args.rebuild && up_to_date(&recipe, args.force, external)? {
         if !args.quiet {
             println!(
                 "{} is up to date: its recipe, models and throng version are unchanged (--rebuild bakes anyway)",
@@ -135,7 +135,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         return Ok(());
     }
     let start = Instant::now();
-    let report = bake_and_write(&recipe, args.force, args.quiet)?;
+    let report = bake_and_write(&recipe, args.force, args.quiet, external)?;
     let seconds = start.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&recipe.output).map_or(0, |m| m.len());
     if !args.quiet {

@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use crate::bake::{
     BakeOptions, BakeReport, DEFAULT_RECIPE, Progress, Recipe, bake_to_file, up_to_date,
 };
+use crate::import::ExternalFiles;
 
 /// The recipe `input` names: a recipe file (.toml), or the defaults for a bare glTF model
 /// (.glb/.gltf; [`Recipe::for_model`]). `out` replaces the output (default: the recipe's
@@ -78,12 +79,12 @@ fn cache_file(canonical: &Path) -> PathBuf {
 /// progress bar) unless it is up to date with every file the bake reads (recipe, models with
 /// their buffers and images, character files; [`up_to_date`]). Prints one line saying where
 /// the cache is and whether it was reused.
-pub(super) fn cached_bake(input: &Path) -> Result<PathBuf> {
+pub(super) fn cached_bake(input: &Path, external: ExternalFiles) -> Result<PathBuf> {
     let canonical = std::fs::canonicalize(input)
         .with_context(|| format!("{}: cannot open", input.display()))?;
     let out = cache_file(&canonical);
     let recipe = recipe_for(&canonical, Some(&out))?;
-    if up_to_date(&recipe, false)? {
+    if up_to_date(&recipe, false, external)? {
         println!(
             "cache: {} (reused: {} and the files it reads are unchanged)",
             out.display(),
@@ -95,7 +96,7 @@ pub(super) fn cached_bake(input: &Path) -> Result<PathBuf> {
             out.display(),
             input.display()
         );
-        let report = bake_and_write(&recipe, false, false)?;
+        let report = bake_and_write(&recipe, false, false, external)?;
         // What the user may want to change (the units rule applied, a size that needs a
         // `height`, unreadable images): the same notes `throng bake` prints.
         for c in &report.characters {
@@ -174,13 +175,20 @@ impl Drop for Bar {
     }
 }
 
-/// Bakes `recipe` into its output file, with a progress bar unless `quiet`.
-pub(super) fn bake_and_write(recipe: &Recipe, force: bool, quiet: bool) -> Result<BakeReport> {
+/// Bakes `recipe` into its output file, with a progress bar unless `quiet`; its bare models'
+/// URIs may name the files `external` allows.
+pub(super) fn bake_and_write(
+    recipe: &Recipe,
+    force: bool,
+    quiet: bool,
+    external: ExternalFiles,
+) -> Result<BakeReport> {
     let bar = Bar::new(quiet);
     let progress = |p: Progress| bar.show(p);
     let options = BakeOptions {
         force,
         progress: Some(&progress),
+        external_files: external,
     };
     Ok(bake_to_file(recipe, &options)?)
 }
@@ -193,6 +201,8 @@ pub(super) fn default_bake(quiet: bool) -> Result<PathBuf> {
     let options = BakeOptions {
         force: false,
         progress: Some(&progress),
+        // The project's own mannequin recipe.
+        ..BakeOptions::default()
     };
     let path = crate::bake::default_bake(&options, |recipe| {
         if !quiet {

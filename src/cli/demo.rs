@@ -97,7 +97,7 @@ impl Default for Args {
     }
 }
 
-pub(super) fn run(args: &Args) -> Result<()> {
+pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
     if let Some(p) = &args.screenshot
         && !p.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"))
     {
@@ -112,7 +112,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         check_target(p, true)?;
     }
     let bake = match (&args.input, &args.bake) {
-        (Some(input), _) => cached_bake(input)?,
+        (Some(input), _) => cached_bake(input, external)?,
         (None, Some(p)) => p.clone(),
         (None, None) => default_bake(false)?,
     };

@@ -180,11 +180,11 @@ pub(super) fn text(r: &Report) -> String {
     s
 }
 
-pub(super) fn run(args: &Args) -> Result<()> {
+pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
     if is_throng(&args.model.model) {
         return super::inspect_throng::run(&args.model.model, args.json);
     }
-    let model = args.model.load()?;
+    let model = args.model.load(external)?;
     let r = report(&model);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r)?);

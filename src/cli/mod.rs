@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::import::{Images, ImportOptions, MergeAnimations, Model};
+use crate::import::{ExternalFiles, Images, ImportOptions, MergeAnimations, Model};
 
 /// Bake skeletal animation of glTF characters and render crowds of them.
 #[derive(Debug, Parser)]
@@ -31,6 +31,13 @@ use crate::import::{Images, ImportOptions, MergeAnimations, Model};
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Let a model's buffer and image URIs name files outside its folder: absolute paths,
+    /// file: URIs, '..' that climbs out, symbolic links that lead out. Only for models you
+    /// trust (e.g. models/ sharing ../textures/): by default a model makes throng read only
+    /// files in its own folder (docs/IMPORT.md). Models named by character files stay held to
+    /// their folder.
+    #[arg(long, global = true)]
+    allow_outside_uris: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -83,14 +90,15 @@ struct ModelArgs {
 }
 
 impl ModelArgs {
-    fn load(&self) -> Result<Model> {
-        load_model(&self.model, self.merge_animations)
+    fn load(&self, external: ExternalFiles) -> Result<Model> {
+        load_model(&self.model, self.merge_animations, external)
     }
 }
 
 /// Imports `path` with its images, so that every command reports a missing or broken image
-/// the same way (a warning; see [`crate::import::Images::Load`]).
-fn load_model(path: &Path, merge: MergeArg) -> Result<Model> {
+/// the same way (a warning; see [`crate::import::Images::Load`]); its URIs may name the files
+/// `external` allows (`--allow-outside-uris`).
+fn load_model(path: &Path, merge: MergeArg, external: ExternalFiles) -> Result<Model> {
     let options = ImportOptions {
         merge_animations: match merge {
             MergeArg::Auto => MergeAnimations::Auto,
@@ -98,6 +106,7 @@ fn load_model(path: &Path, merge: MergeArg) -> Result<Model> {
             MergeArg::Never => MergeAnimations::Never,
         },
         images: Images::Load,
+        external_files: external,
     };
     let model = crate::import::load(path, &options)?;
     Ok(model)
@@ -132,17 +141,22 @@ pub fn error_report(err: &anyhow::Error) -> String {
 /// Whatever the command reports; `main` prints it and exits with status 1.
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
+    let external = if cli.allow_outside_uris {
+        ExternalFiles::Anywhere
+    } else {
+        ExternalFiles::ModelFolder
+    };
     match cli.command {
-        Some(Command::Bake(args)) => bake::run(&args),
+        Some(Command::Bake(args)) => bake::run(&args, external),
         Some(Command::ExportTexture(args)) => export_texture::run(&args),
-        Some(Command::Inspect(args)) => inspect::run(&args),
-        Some(Command::Pose(args)) => pose::run(&args),
+        Some(Command::Inspect(args)) => inspect::run(&args, external),
+        Some(Command::Pose(args)) => pose::run(&args, external),
         Some(Command::GenMannequin(args)) => mannequin::run(&args),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Play(args)) => play::run(&args),
-        Some(Command::Demo(args)) => demo::run(&args),
+        Some(Command::Demo(args)) => demo::run(&args, external),
         Some(Command::Bench(args)) => bench::run(&args),
-        None => demo::run(&demo::Args::default()),
+        None => demo::run(&demo::Args::default(), external),
     }
 }
 

@@ -281,7 +281,7 @@ fn state_samples(character: &Character, args: &Args, b: &mut Buffers) -> Result<
     Ok(samples)
 }
 
-pub(super) fn run(args: &Args) -> Result<()> {
+pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
     if let Some(t) = args.times.iter().find(|t| !t.is_finite()) {
         bail!("--time {t}: not a finite number of seconds");
     }
@@ -295,7 +295,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         (None, Some(path)) => {
             // Images are read as `bake` and `inspect` read them, so a missing or broken one is
             // the same warning here as there (one path in import).
-            loaded = load_model(path, args.merge_animations)?;
+            loaded = load_model(path, args.merge_animations, external)?;
             &loaded
         }
         (None, None) => bail!("give a MODEL or --character FILE"),

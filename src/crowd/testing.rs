@@ -219,6 +219,7 @@ pub fn mannequin_bake() -> ThrongFile {
     let options = BakeOptions {
         force: true,
         progress: None,
+        ..Default::default()
     };
     let baked = bake(&recipe, &options).expect("bake");
     let bytes = baked.builder.to_bytes().expect("bytes");

@@ -1,6 +1,9 @@
 //! Import errors. Every message starts with the file name and names the glTF element at fault.
-//! Each message is complete: it ends with its cause's text, so the CLI, which prints a chain of
-//! causes, leaves out a cause whose text the message already holds (see `cli::error_report`).
+//!
+//! Each message is complete and says its cause once: a variant that wraps another error
+//! writes that error's text into its own message and does not also return it from
+//! `Error::source()` (its field is called `cause`, not `source`, so `thiserror` does not make
+//! it one). A printer that walks the chain of causes therefore cannot repeat it.
 
 use std::path::PathBuf;
 
@@ -13,29 +16,49 @@ use crate::mesh::MeshError;
 #[derive(Debug, Error)]
 pub enum ImportError {
     /// The model file could not be read.
-    #[error("{file}: cannot read {what} '{}': {source}", path.display())]
+    #[error("{file}: cannot read {what} '{}': {cause}", path.display())]
     Io {
         file: String,
         what: &'static str,
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// Not a well-formed glTF or GLB file, or its JSON breaks the schema.
-    #[error("{file}: not a valid glTF file: {source}")]
-    Parse { file: String, source: gltf::Error },
+    #[error("{file}: not a valid glTF file: {cause}")]
+    Parse { file: String, cause: gltf::Error },
     /// The file is well-formed but its content is unusable; `what` names the element.
     #[error("{file}: {what}")]
     Invalid { file: String, what: String },
     /// Skeleton or clip data failed validation (the message names the joint or the clip).
-    #[error("{file}: {source}")]
-    Anim {
-        file: String,
-        source: Box<AnimError>,
-    },
+    #[error("{file}: {cause}")]
+    Anim { file: String, cause: Box<AnimError> },
     /// Mesh data failed validation.
-    #[error("{file}: {source}")]
-    Mesh {
-        file: String,
-        source: Box<MeshError>,
-    },
+    #[error("{file}: {cause}")]
+    Mesh { file: String, cause: Box<MeshError> },
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    #[test]
+    fn no_error_returns_the_cause_its_message_already_says() {
+        let io = ImportError::Io {
+            file: "x.glb".into(),
+            what: "model",
+            path: "/m/x.glb".into(),
+            cause: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        };
+        assert_eq!(io.to_string(), "x.glb: cannot read model '/m/x.glb': gone");
+        assert!(io.source().is_none());
+        let cause = || gltf::Error::Io(std::io::Error::other("cut"));
+        let parse = ImportError::Parse {
+            file: "x.gltf".into(),
+            cause: cause(),
+        };
+        assert!(parse.to_string().ends_with(&cause().to_string()));
+        assert!(parse.source().is_none());
+    }
 }

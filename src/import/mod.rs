@@ -29,6 +29,26 @@ pub enum Images {
     Skip,
 }
 
+/// Which external files (buffer and image URIs) a model may make throng read.
+///
+/// A model is untrusted input: without this rule, a URI such as `/etc/passwd`,
+/// `../../.ssh/id_rsa` or a symbolic link out of the folder would make a bake read files the
+/// user never handed over. Data URIs and the GLB binary chunk are always read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExternalFiles {
+    /// Only regular files inside the model's folder or its subfolders: no absolute path or
+    /// `file:` URI, no `..` that climbs out, no symbolic link that leads out (checked on the
+    /// canonical paths, before anything is opened). A refused buffer is an error; a refused
+    /// image is a warning and its materials are drawn untextured, as for any unreadable image.
+    #[default]
+    ModelFolder,
+    /// Any regular file: relative paths may climb out of the model's folder, and absolute
+    /// paths and `file:` URIs are read. For trusted pipelines, such as models in `models/`
+    /// that share `../textures/` (`throng --allow-outside-uris`). Devices, FIFOs and folders
+    /// are still refused, and so are URI schemes other than `file:` and `data:`.
+    Anywhere,
+}
+
 /// Options for [`load`] and [`load_bytes`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ImportOptions {
@@ -36,6 +56,8 @@ pub struct ImportOptions {
     pub merge_animations: MergeAnimations,
     /// Whether base-colour images are decoded (default: [`Images::Load`]).
     pub images: Images,
+    /// Which files buffer and image URIs may name (default: [`ExternalFiles::ModelFolder`]).
+    pub external_files: ExternalFiles,
 }
 
 /// Where a mesh came from in the glTF file (indices into `nodes`, `meshes`, `primitives`).
@@ -113,25 +135,35 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> 
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
+    let io = |cause| ImportError::Io {
         file: file.clone(),
         what: "model",
         path: path.to_path_buf(),
-        source,
-    })?;
-    gltf::import(&bytes, &file, path.parent(), options)
+        cause,
+    };
+    // A device or a FIFO given as the model would be read forever.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(ImportError::Invalid {
+            file: file.clone(),
+            what: format!("'{}' is not a regular file", path.display()),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    gltf::import(&bytes, &file, Some(gltf::folder_of(path)), options)
 }
 
-/// Every file importing `path` reads: the model and the external buffers and images it refers
-/// to (for a bake to notice when any of them changes). A model or buffer that cannot be read is
-/// listed anyway (reading it is what reports the error); an image that cannot be read is left
-/// out, as importing only warns about it.
-pub fn source_files(path: &Path) -> Vec<std::path::PathBuf> {
+/// Every file importing `path` with `external` reads: the model and the external buffers and
+/// images it refers to (for a bake to notice when any of them changes). A model or buffer that
+/// does not exist is listed anyway (reading it is what reports the error); an image that
+/// cannot be read is left out, as importing only warns about it. A URI that `external`
+/// refuses is left out, so that nothing reads it on the model's behalf.
+pub fn source_files(path: &Path, external: ExternalFiles) -> Vec<std::path::PathBuf> {
     let mut files = vec![path.to_path_buf()];
     if let Ok(bytes) = std::fs::read(path) {
         files.extend(gltf::external_files(
             &bytes,
-            path.parent().unwrap_or(Path::new(".")),
+            gltf::folder_of(path),
+            external,
         ));
     }
     files

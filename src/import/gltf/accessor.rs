@@ -21,7 +21,8 @@ pub(super) fn component_count(d: Dimensions) -> usize {
     }
 }
 
-fn component_size(t: DataType) -> usize {
+/// Bytes per component.
+pub(super) fn component_size(t: DataType) -> usize {
     match t {
         DataType::I8 | DataType::U8 => 1,
         DataType::I16 | DataType::U16 => 2,
@@ -144,7 +145,9 @@ impl Source<'_> {
             .checked_mul(comps)
             .filter(|n| *n <= MAX_COMPONENTS)
             .ok_or_else(|| format!("{what}: {count} elements is more than this file can hold"))?;
-        let mut values = vec![0.0f64; total];
+        // The range is checked before the allocation, so that only bytes really in the file
+        // size it (`layout::check` refused impossible accessors already; this stays safe alone).
+        let mut dense = None;
         if let Some(view) = accessor.view() {
             let stride = view.stride().unwrap_or(elem);
             if stride < elem {
@@ -157,7 +160,15 @@ impl Source<'_> {
                     .checked_mul(stride)
                     .and_then(|s| s.checked_add(elem))
                     .ok_or_else(|| format!("{what}: size overflows"))?;
-                let bytes = self.view_range(&view, accessor.offset(), span, &what)?;
+                dense = Some((
+                    self.view_range(&view, accessor.offset(), span, &what)?,
+                    stride,
+                ));
+            }
+        }
+        let mut values = vec![0.0f64; total];
+        if let Some((bytes, stride)) = dense {
+            {
                 for (i, out) in values.chunks_exact_mut(comps).enumerate() {
                     let e = &bytes[i * stride..i * stride + elem];
                     for (c, v) in out.iter_mut().enumerate() {

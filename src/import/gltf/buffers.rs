@@ -1,62 +1,52 @@
 //! Loading buffer and image bytes: the GLB binary chunk, data URIs and files next to the model.
 
+use std::io::Read;
 use std::path::Path;
 
-use base64::Engine;
-
+use crate::import::ExternalFiles;
 use crate::mesh::Texture;
 
-use super::Source;
+use super::{Source, uri};
 
-/// Decodes a `data:` URI with base64 payload; `None` when `uri` is not a data URI.
-fn data_uri(uri: &str) -> Option<Result<Vec<u8>, String>> {
-    let rest = uri.strip_prefix("data:")?;
-    Some(match rest.split_once(";base64,") {
-        Some((_, payload)) => base64::engine::general_purpose::STANDARD
-            .decode(payload.trim())
-            .map_err(|e| format!("invalid base64 data: {e}")),
-        None => Err("data URI is not base64-encoded".to_string()),
-    })
-}
-
-/// Decodes `%XX` escapes in a relative URI.
-fn percent_decode(uri: &str) -> String {
-    let bytes = uri.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(v) = uri
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Reads the bytes a URI points to: a data URI, or a file relative to `base_dir`.
-pub(super) fn read_uri(uri: &str, base_dir: Option<&Path>, what: &str) -> Result<Vec<u8>, String> {
-    if let Some(decoded) = data_uri(uri) {
+/// Reads the bytes a URI points to: a data URI, or a file in `base_dir` that `scope` lets
+/// throng read ([`uri::resolve`]). At most `limit` bytes of a file are read (a buffer's
+/// declared length; the file's own length is compared with it first).
+pub(super) fn read_uri(
+    uri: &str,
+    base_dir: Option<&Path>,
+    scope: ExternalFiles,
+    limit: Option<usize>,
+    what: &str,
+) -> Result<Vec<u8>, String> {
+    if let Some(decoded) = uri::data_uri(uri) {
         return decoded.map_err(|e| format!("{what}: {e}"));
-    }
-    if uri.contains("://") {
-        return Err(format!(
-            "{what}: URI '{uri}' is not a relative file path; only files next to the model and data URIs are supported"
-        ));
     }
     let Some(dir) = base_dir else {
         return Err(format!(
             "{what}: refers to external file '{uri}', but the model was not loaded from a file"
         ));
     };
-    let path = dir.join(percent_decode(uri));
-    std::fs::read(&path).map_err(|e| format!("{what}: cannot read '{}': {e}", path.display()))
+    let path = uri::resolve(uri, dir, scope).map_err(|e| format!("{what}: {e}"))?;
+    let cannot = |e: std::io::Error| format!("{what}: cannot read '{}': {e}", path.display());
+    let file = std::fs::File::open(&path).map_err(cannot)?;
+    let Some(limit) = limit else {
+        let mut bytes = Vec::new();
+        (&file).read_to_end(&mut bytes).map_err(cannot)?;
+        return Ok(bytes);
+    };
+    let len = file.metadata().map_err(cannot)?.len();
+    if len < limit as u64 {
+        return Err(format!(
+            "{what}: declares {limit} bytes, but '{}' has only {len} (truncated file?)",
+            path.display()
+        ));
+    }
+    // The length was checked against the real file, so this allocation is backed by data.
+    let mut bytes = Vec::with_capacity(limit);
+    file.take(limit as u64)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    Ok(bytes)
 }
 
 /// Loads every buffer of the document, checking each is at least as long as it declares.
@@ -64,16 +54,22 @@ pub(super) fn load_buffers(
     doc: &gltf::Document,
     blob: Option<Vec<u8>>,
     base_dir: Option<&Path>,
+    scope: ExternalFiles,
 ) -> Result<Vec<Vec<u8>>, String> {
     let mut blob = blob;
     let mut out = Vec::new();
     for buffer in doc.buffers() {
-        let what = format!("buffer {}", buffer.index());
+        let what = match buffer.name().filter(|n| !n.is_empty()) {
+            Some(name) => format!("buffer {} ('{name}')", buffer.index()),
+            None => format!("buffer {}", buffer.index()),
+        };
         let data = match buffer.source() {
             gltf::buffer::Source::Bin => blob.take().ok_or_else(|| {
                 format!("{what}: refers to the GLB binary chunk, but the file has none")
             })?,
-            gltf::buffer::Source::Uri(uri) => read_uri(uri, base_dir, &what)?,
+            gltf::buffer::Source::Uri(uri) => {
+                read_uri(uri, base_dir, scope, Some(buffer.length()), &what)?
+            }
         };
         if data.len() < buffer.length() {
             return Err(format!(
@@ -113,13 +109,13 @@ impl Source<'_> {
                 let bytes = self.view_range(&view, 0, view.length(), &what)?.to_vec();
                 (bytes, format!("in buffer view {}", view.index()))
             }
-            (None, Some(uri)) if uri.starts_with("data:") => (
-                read_uri(uri, self.base_dir, &what)?,
+            (None, Some(u)) if u.starts_with("data:") => (
+                read_uri(u, self.base_dir, self.scope, None, &what)?,
                 "in its data URI".into(),
             ),
-            (None, Some(uri)) => (
-                read_uri(uri, self.base_dir, &what)?,
-                format!("'{}'", percent_decode(uri)),
+            (None, Some(u)) => (
+                read_uri(u, self.base_dir, self.scope, None, &what)?,
+                format!("'{}'", uri::percent_decode(u)),
             ),
             (None, None) => return Err(format!("{what}: has neither a URI nor a buffer view")),
         };
@@ -135,18 +131,30 @@ impl Source<'_> {
     }
 }
 
-/// The external files (buffers and images given by relative URI) that the glTF document in
-/// `bytes` reads from `base_dir`. Data URIs and the GLB chunk are not files. A document that
-/// does not parse has none (importing it reports the error). A buffer is listed whether or not
-/// it can be read (reading it reports the error); an image only when it can be opened, since
-/// one that cannot is a warning, not an error, and must not stop a bake from hashing its
-/// inputs (when it appears, the list, and so the bake's input key, changes).
-pub(crate) fn external_files(bytes: &[u8], base_dir: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(doc) = gltf::Gltf::from_slice_without_validation(bytes) else {
+/// The external files (buffers and images given by URI) that the glTF document in `bytes`
+/// reads from `base_dir` when `scope` allows them ([`uri::resolve`]); a file it refuses is
+/// not listed, so that no one reads it on the model's behalf (a bake hashes its inputs).
+/// Data URIs and the GLB chunk are not files. A document that does not parse has none
+/// (importing it reports the error). A buffer is listed whether or not it exists (reading it
+/// reports the error); an image only when it can be opened, since one that cannot is a
+/// warning, not an error, and must not stop a bake from hashing its inputs (when it appears,
+/// the list, and so the bake's input key, changes).
+pub(crate) fn external_files(
+    bytes: &[u8],
+    base_dir: &Path,
+    scope: ExternalFiles,
+) -> Vec<std::path::PathBuf> {
+    // The container check first: the crate's GLB reader overflows on some headers.
+    let Ok(doc) = super::container::check(bytes)
+        .map_err(drop)
+        .and_then(|b| gltf::Gltf::from_slice_without_validation(b).map_err(drop))
+    else {
         return Vec::new();
     };
     let file = |u: &str| {
-        (!u.starts_with("data:") && !u.contains("://")).then(|| base_dir.join(percent_decode(u)))
+        (!u.starts_with("data:"))
+            .then(|| uri::resolve(u, base_dir, scope).ok())
+            .flatten()
     };
     let buffers = doc.buffers().filter_map(|b| match b.source() {
         gltf::buffer::Source::Uri(u) => file(u),

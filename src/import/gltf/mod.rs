@@ -8,8 +8,11 @@
 mod accessor;
 mod animations;
 mod buffers;
+mod container;
+mod layout;
 mod meshes;
 mod scene;
+mod uri;
 
 use std::path::Path;
 
@@ -17,8 +20,9 @@ use glam::Vec4;
 
 pub use animations::{MERGED_CLIP_NAME, MergeAnimations};
 pub(crate) use buffers::external_files;
+pub(crate) use uri::folder_of;
 
-use super::{Images, ImportError, ImportOptions, Model, ModelMesh, PrimitiveRef};
+use super::{ExternalFiles, Images, ImportError, ImportOptions, Model, ModelMesh, PrimitiveRef};
 use crate::anim::{Clip, Skeleton};
 use crate::mesh::Material;
 
@@ -26,6 +30,8 @@ use crate::mesh::Material;
 pub(super) struct Source<'a> {
     doc: &'a gltf::Document,
     base_dir: Option<&'a Path>,
+    /// Which files `base_dir`'s URIs may name.
+    scope: ExternalFiles,
     buffers: Vec<Vec<u8>>,
 }
 
@@ -67,10 +73,14 @@ pub(super) fn import(
     let (document, blob) = parse(bytes, file)?;
     let doc = &document;
     animations::check_channels(doc).map_err(invalid)?;
-    let buffers = buffers::load_buffers(doc, blob, base_dir).map_err(invalid)?;
+    let buffers =
+        buffers::load_buffers(doc, blob, base_dir, options.external_files).map_err(invalid)?;
+    // Before anything reads a view or sizes a decode by an accessor's count.
+    layout::check(doc, &buffers).map_err(invalid)?;
     let src = Source {
         doc,
         base_dir,
+        scope: options.external_files,
         buffers,
     };
     let mut warnings = Vec::new();
@@ -92,9 +102,9 @@ pub(super) fn import(
         .raw
         .clone()
         .validate()
-        .map_err(|source| ImportError::Anim {
+        .map_err(|cause| ImportError::Anim {
             file: file.to_string(),
-            source: Box::new(source),
+            cause: Box::new(cause),
         })?;
 
     let primitives = meshes::read_meshes(&src, &h, &joints, &mut warnings).map_err(invalid)?;
@@ -120,16 +130,14 @@ pub(super) fn import(
 /// validation needs (see [`relax_schema`]); returns it with the GLB's binary chunk, if any.
 /// A step of its own because it is the only one that works on the JSON rather than the document.
 fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Option<Vec<u8>>), ImportError> {
-    let parse_error = |source| ImportError::Parse {
+    let parse_error = |cause| ImportError::Parse {
         file: file.to_string(),
-        source,
+        cause,
     };
-    if let Some(what) = not_gltf(bytes) {
-        return Err(ImportError::Invalid {
-            file: file.to_string(),
-            what,
-        });
-    }
+    let bytes = container::check(bytes).map_err(|what| ImportError::Invalid {
+        file: file.to_string(),
+        what,
+    })?;
     let unchecked = gltf::Gltf::from_slice_without_validation(bytes).map_err(parse_error)?;
     // The crate's schema validation itself indexes `accessors` with each POSITION attribute
     // unchecked; reject out-of-range ones first so that validation cannot panic.
@@ -144,38 +152,6 @@ fn parse(bytes: &[u8], file: &str) -> Result<(gltf::Document, Option<Vec<u8>>), 
     relax_schema(&mut json);
     let document = gltf::Document::from_json(json).map_err(parse_error)?;
     Ok((document, blob))
-}
-
-/// What is wrong with `bytes` when they are plainly no glTF file, or a GLB cut short: said
-/// here because the `gltf` crate's own messages for these ("expected value at line 1 column
-/// 1", "could not completely read the object") do not say it.
-fn not_gltf(bytes: &[u8]) -> Option<String> {
-    const GLB_HEADER: usize = 12;
-    if let Some(rest) = bytes.strip_prefix(b"glTF") {
-        if bytes.len() < GLB_HEADER {
-            return Some(format!(
-                "a GLB cut short: {} bytes, less than its {GLB_HEADER}-byte header",
-                bytes.len()
-            ));
-        }
-        let declared = rest
-            .get(4..8)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map_or(0, u32::from_le_bytes);
-        if declared as usize > bytes.len() {
-            return Some(format!(
-                "a GLB cut short: its header says {declared} bytes, but the file has {}",
-                bytes.len()
-            ));
-        }
-        return None;
-    }
-    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let first = text.iter().find(|b| !b.is_ascii_whitespace());
-    (first != Some(&b'{')).then(|| {
-        "not a glTF file: it starts neither with the bytes 'glTF' (a binary GLB) nor with '{' (glTF JSON)"
-            .to_string()
-    })
 }
 
 /// Loosens what the `gltf` crate's validation asks beyond what players and throng need, so that
@@ -305,9 +281,9 @@ fn bind_materials(
             p.mesh.material = p.material.unwrap_or(default_material);
             p.mesh
                 .validate(skeleton.len())
-                .map_err(|source| ImportError::Mesh {
+                .map_err(|cause| ImportError::Mesh {
                     file: file.to_string(),
-                    source: Box::new(source),
+                    cause: Box::new(cause),
                 })?;
             Ok(ModelMesh {
                 source: p.source,
@@ -356,9 +332,9 @@ fn read_clips(
         let clip = merged
             .clip
             .validate(skeleton)
-            .map_err(|source| ImportError::Anim {
+            .map_err(|cause| ImportError::Anim {
                 file: file.to_string(),
-                source: Box::new(source),
+                cause: Box::new(cause),
             })?;
         clips.push(clip.lasting_at_least(merged.end));
         sources.push(merged.sources);
