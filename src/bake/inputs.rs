@@ -4,11 +4,20 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use sha2::{Digest, Sha256};
+use toml::Spanned;
 
 use super::error::BakeError;
 use super::recipe::{Recipe, Source};
+use crate::character::toml_error::line_of;
 use crate::format::InputFile;
+
+/// The one key of a character file the input key needs; the others are left to loading.
+#[derive(Deserialize)]
+struct ModelKey {
+    model: Option<Spanned<String>>,
+}
 
 /// The tool name and version stored in every file.
 pub const TOOL: &str = concat!("throng ", env!("CARGO_PKG_VERSION"));
@@ -23,22 +32,44 @@ fn hex(d: impl AsRef<[u8]>) -> String {
 /// an over-budget f16 bake is written).
 ///
 /// # Errors
-/// [`BakeError::Input`] for a file that cannot be read.
+/// [`BakeError::Input`] for a file that cannot be read, saying where the recipe (and the
+/// character file, for its model) names it.
 pub fn inputs(recipe: &Recipe, force: bool) -> Result<(String, Vec<InputFile>), BakeError> {
-    let mut files: Vec<PathBuf> = Vec::new();
+    // Each file with where it was named, for a file that cannot be read.
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
     for c in &recipe.characters {
+        let named = |key: &str| match c.lines.at(key) {
+            Some(at) => format!("{at}: character '{}': ", c.name),
+            None => String::new(),
+        };
         match &c.source {
-            Source::Model(m) => files.extend(crate::import::source_files(m)),
+            Source::Model(m) => {
+                let named = named("model");
+                files.extend(
+                    crate::import::source_files(m)
+                        .into_iter()
+                        .map(|f| (f, named.clone())),
+                );
+            }
             Source::Character(f) => {
-                files.push(f.clone());
-                // The model the character file names (read without loading the character).
-                let model = std::fs::read_to_string(f)
-                    .ok()
-                    .and_then(|t| t.parse::<toml::Table>().ok())
-                    .and_then(|t| t.get("model")?.as_str().map(str::to_string));
-                if let Some(m) = model {
+                let named = named("character");
+                files.push((f.clone(), named.clone()));
+                // The model the character file names, read without loading the character
+                // (loading it reports what else is wrong with the file).
+                let text = std::fs::read_to_string(f).unwrap_or_default();
+                if let Ok(ModelKey { model: Some(m) }) = toml::from_str::<ModelKey>(&text) {
                     let dir = f.parent().unwrap_or(Path::new("."));
-                    files.extend(crate::import::source_files(&dir.join(m)));
+                    let file = f.file_name().map_or_else(
+                        || f.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    );
+                    let named =
+                        format!("{named}{file}:{}: model: ", line_of(&text, m.span().start));
+                    files.extend(
+                        crate::import::source_files(&dir.join(m.get_ref()))
+                            .into_iter()
+                            .map(|f| (f, named.clone())),
+                    );
                 }
             }
         }
@@ -48,10 +79,11 @@ pub fn inputs(recipe: &Recipe, force: bool) -> Result<(String, Vec<InputFile>), 
     key.update([0, u8::from(force)]);
     key.update(recipe.text.as_bytes());
     let mut out = Vec::new();
-    for f in files {
-        let bytes = std::fs::read(&f).map_err(|source| BakeError::Input {
+    for (f, named) in files {
+        let bytes = std::fs::read(&f).map_err(|error| BakeError::Input {
+            named,
             file: f.display().to_string(),
-            source,
+            error,
         })?;
         let h = Sha256::digest(&bytes);
         key.update(f.display().to_string().as_bytes());
