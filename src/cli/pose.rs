@@ -11,6 +11,8 @@ use serde::Serialize;
 
 use super::{MergeArg, load_model};
 use crate::anim::Playback;
+use crate::anim::state_machine::ParamKind;
+use crate::character::number::parse_f32;
 use crate::character::{Character, Poser};
 use crate::import::Model;
 
@@ -220,14 +222,15 @@ pub(super) fn apply_params(
                 names.join(", ")
             );
         };
-        let v = match value.trim() {
-            "true" => 1.0,
-            "false" => 0.0,
-            v => v
-                .parse::<f32>()
-                .ok()
-                .filter(|x| x.is_finite())
-                .with_context(|| format!("--param {a}: '{v}' is not a number or true/false"))?,
+        let float = machine.params()[i].kind == ParamKind::Float;
+        let v = match (value.trim(), float) {
+            ("true", false) => 1.0,
+            ("false", false) => 0.0,
+            (v, true) => parse_f32(v).map_err(|e| anyhow::anyhow!("--param {a}: {e}"))?,
+            (v, false) => bail!(
+                "--param {a}: '{}' is a bool or trigger parameter: give true or false, not '{v}'",
+                name.trim()
+            ),
         };
         params[i] = v;
     }
