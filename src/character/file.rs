@@ -98,7 +98,9 @@ pub(super) enum ReferenceSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ClipAtSpec {
-    pub clip: Spanned<String>,
+    /// A plain string: inside an untagged enum, a `Spanned` field cannot be read (serde buffers
+    /// the value and toml's span is lost), so `{ clip, time }` never parsed.
+    pub clip: String,
     /// Seconds; checked in range when resolved (untagged, as [`WeightSpec`]).
     #[serde(default)]
     pub time: f64,

@@ -349,7 +349,7 @@ impl Ctx<'_> {
                 other => return Err(self.err(span, format!("{owner}: reference '{other}' is not 'rest', 'first_frame' or {{ clip = NAME, time = SECONDS }}"))),
             },
             Some((ReferenceSpec::ClipAt(at), span)) => {
-                let c = self.clip(&at.clip, owner)?;
+                let c = self.clip(&Spanned::new(span.clone(), at.clip.clone()), owner)?;
                 let clip = &self.model.clips[c];
                 let time = to_f32(at.time).map_err(|e| self.err(span.clone(), format!("{owner}: reference time: {e}")))?;
                 if !(0.0..=clip.duration()).contains(&time) {
