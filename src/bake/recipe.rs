@@ -286,14 +286,17 @@ impl Recipe {
 /// A frame rate as TOML gives it; the number is kept at TOML's precision until checked (an
 /// untagged enum would swallow [`Number`]'s message).
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "give a number of frames per second, or \"auto\""
+)]
 enum RateFile {
     Number(f64),
     Word(String),
 }
 
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "give \"all\", \"none\" or a list of names")]
 enum SelectionFile {
     Word(String),
     List(Vec<String>),
@@ -489,6 +492,16 @@ fn character_spec(
 ) -> Result<CharacterSpec, BakeError> {
     let c = entry.get_ref();
     let lines = key_lines(entry, t);
+    if let Some((key, f)) = [("character", &c.character), ("model", &c.model)]
+        .into_iter()
+        .find_map(|(k, f)| f.as_ref().map(|f| (k, f)))
+        .filter(|(_, f)| f.get_ref().trim().is_empty())
+    {
+        return Err(t.bad(
+            f.span(),
+            format!("characters[{i}]: {key} is empty: give the file to bake"),
+        ));
+    }
     let source = match (&c.character, &c.model) {
         (Some(f), None) => Source::Character(dir.join(f.get_ref())),
         (None, Some(m)) => Source::Model(dir.join(m.get_ref())),

@@ -347,9 +347,24 @@ fn axis(
     if x.length().is_finite() && x.length() > 1e-6 {
         Ok(x)
     } else {
+        // f32's own `e` form: widening to f64 first would print 3e38 as 3.0000000054977558e38.
+        let shown: Vec<String> = x
+            .to_array()
+            .iter()
+            .map(|c| {
+                if c.abs() >= 1e16 {
+                    format!("{c:e}")
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
         Err(ctx.err(
             v.span(),
-            format!("{owner}: {key} {x} must be a non-zero vector of finite length"),
+            format!(
+                "{owner}: {key} [{}] must be a non-zero vector of finite length",
+                shown.join(", ")
+            ),
         ))
     }
 }

@@ -22,12 +22,20 @@ pub(crate) fn located(text: &str, e: &toml::de::Error) -> (usize, String) {
     (line, message)
 }
 
-/// The key a value at byte `offset` is given for, when the value follows `KEY =` directly on its
-/// line (`a = 1`, `{ b = 2 }`); `None` inside arrays and for messages about tables or keys.
+/// The key a value at byte `offset` is given for, when the value follows `KEY =` on its line,
+/// directly (`a = 1`, `{ b = 2 }`) or as an element of an array opened there (`c = [1, 2`);
+/// `None` for messages about tables or keys, and for values on the lines of a multi-line array.
 fn key_before(text: &str, offset: usize) -> Option<&str> {
     let before = text.get(..offset)?;
     let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
-    let key = line.trim_end().strip_suffix('=')?.trim_end();
+    let eq = line.rfind('=')?;
+    let value = line[eq + 1..].trim_start();
+    let in_array =
+        value.starts_with('[') && value.matches('[').count() > value.matches(']').count();
+    if !(value.is_empty() || in_array) {
+        return None;
+    }
+    let key = line[..eq].trim_end();
     let start = key
         .rfind(|c: char| !(c.is_alphanumeric() || "_-.\"'".contains(c)))
         .map_or(0, |i| i + 1);
@@ -70,11 +78,13 @@ mod tests {
     }
 
     #[test]
-    fn keys_and_array_elements_are_left_as_they_are() {
+    fn keys_and_lines_without_a_key_are_left_as_they_are() {
         let (line, m) = error("a = 1\nd = 2\n");
         assert_eq!(line, 2);
         assert!(m.starts_with("unknown field `d`"), "{m}");
         let (_, m) = error("c = [1, \"x\"]\n");
+        assert!(m.starts_with("c: invalid type"), "{m}");
+        let (_, m) = error("c = [\n  1,\n  \"x\"]\n");
         assert!(m.starts_with("invalid type"), "{m}");
     }
 }

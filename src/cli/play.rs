@@ -13,7 +13,7 @@ use toml::Spanned;
 
 use crate::anim::state_machine::ParamKind;
 use crate::character::Character;
-use crate::character::number::{Number, to_f32};
+use crate::character::number::{Number, short, to_f32};
 use crate::character::toml_error::{line_of, located};
 
 /// Arguments of `throng play`.
@@ -37,8 +37,9 @@ const MAX_STEPS: i64 = 1_000_000;
 #[serde(deny_unknown_fields)]
 struct Script {
     dt: Option<Spanned<Number>>,
-    /// Read as any integer, so that a huge one gets the range message rather than serde's.
-    steps: Spanned<i64>,
+    /// Read as any value, so that a huge or fractional one gets the range message rather than
+    /// serde's.
+    steps: Spanned<toml::Value>,
     #[serde(default)]
     set: Vec<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
 }
@@ -81,6 +82,14 @@ struct EventOut<'a> {
     weight: f32,
 }
 
+/// A TOML value for a message: floats as [`short`] writes them (`1e39`, not forty digits).
+fn shown(v: &toml::Value) -> String {
+    match v {
+        toml::Value::Float(f) => short(*f),
+        other => other.to_string(),
+    }
+}
+
 pub(super) fn run(args: &Args) -> Result<()> {
     let character = Character::load(&args.character)?;
     let name = args.script.display().to_string();
@@ -99,12 +108,15 @@ pub(super) fn run(args: &Args) -> Result<()> {
         Some(d) => d.get_ref().get(),
         None => 1.0 / 60.0,
     };
-    let steps = match u32::try_from(*script.steps.get_ref()) {
-        Ok(n) if i64::from(n) <= MAX_STEPS => n,
-        _ => bail!(
-            "{name}:{}: steps {} is out of range: give 0 to {MAX_STEPS}",
-            line_of(&text, script.steps.span().start),
-            script.steps.get_ref()
+    let steps_line = line_of(&text, script.steps.span().start);
+    let steps = match script.steps.get_ref() {
+        toml::Value::Integer(n) => match u32::try_from(*n) {
+            Ok(s) if i64::from(s) <= MAX_STEPS => s,
+            _ => bail!("{name}:{steps_line}: steps {n} is out of range: give 0 to {MAX_STEPS}"),
+        },
+        other => bail!(
+            "{name}:{steps_line}: steps = {}: give a whole number of steps, 0 to {MAX_STEPS}",
+            shown(other)
         ),
     };
     let machine = &character.machine;
@@ -125,6 +137,10 @@ pub(super) fn run(args: &Args) -> Result<()> {
             Some(toml::Value::Integer(s)) => {
                 bail!("{name}:{line}: step {s} is outside the script's {steps} steps")
             }
+            Some(other) => bail!(
+                "{name}:{line}: step = {}: give a whole step number below the script's {steps} steps",
+                shown(other)
+            ),
             _ => bail!("{name}:{line}: [[set]] needs 'step = N' (a step number >= 0)"),
         };
         for (key, value) in table.iter().filter(|(k, _)| k.as_str() != "step") {
