@@ -402,6 +402,42 @@ fn messages_name_the_file_the_line_and_the_key() {
 }
 
 #[test]
+fn the_largest_numbers_f32_holds_play_and_pose_without_panicking() {
+    let dir = Dir::new("largest");
+    dir.write("c.toml", &mannequin_text());
+    for (speed, time) in [("3e38", "3e38"), ("-3e38", "3e38"), ("3e38", "1e-30")] {
+        let param = format!("speed={speed}");
+        let run = throng(
+            &dir,
+            &[
+                "pose",
+                "--character",
+                "c.toml",
+                "--state",
+                "greet",
+                "--param",
+                &param,
+                "--time",
+                time,
+            ],
+        );
+        assert_eq!(clean(&param, &run, "c.toml"), None);
+        // serde_json prints a NaN in the matrices as null.
+        assert!(
+            !run.stdout.contains("[null") && !run.stdout.contains(",null"),
+            "{param} at {time}: a NaN was printed"
+        );
+    }
+    dir.write(
+        "s.toml",
+        &play_script().replacen("dt = 0.016666668", "dt = 3e38", 1),
+    );
+    let run = throng(&dir, &["play", "c.toml", "--script", "s.toml"]);
+    assert_eq!(clean("dt = 3e38", &run, "s.toml"), None);
+    assert_eq!(run.stdout.lines().count(), 300);
+}
+
+#[test]
 fn recipe_keys_without_effect_are_named_in_the_report() {
     let dir = Dir::new("unused");
     dir.write("c.toml", &mannequin_text());
