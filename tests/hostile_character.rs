@@ -531,381 +531,108 @@ fn apply(base: &str, edit: &Edit, what: &str) -> String {
 }
 
 /// Mutations of the mannequin's character file: run by pose, play and bake.
+#[rustfmt::skip]
 const CHARACTER_MUTATIONS: &[(&str, Edit, Expect)] = &[
     ("missing model", Replace("model = ", "# model = "), Fail),
-    (
-        "initial of the wrong type",
-        Replace("initial = \"move\"", "initial = 3"),
-        Fail,
-    ),
-    (
-        "unknown initial state",
-        Replace("initial = \"move\"", "initial = \"nope\""),
-        Fail,
-    ),
-    (
-        "empty initial state",
-        Replace("initial = \"move\"", "initial = \"\""),
-        Fail,
-    ),
-    (
-        "unknown tree",
-        Replace("tree = \"locomotion\"", "tree = \"nope\""),
-        Fail,
-    ),
-    (
-        "unknown clip",
-        Replace("clip = \"idle\" },", "clip = \"Jogg\" },"),
-        Fail,
-    ),
-    (
-        "huge clip speed",
-        Replace("clip = \"idle\"\n", "clip = \"idle\"\nspeed = 1e39\n"),
-        Fail,
-    ),
-    (
-        "nan clip speed",
-        Replace("clip = \"idle\"\n", "clip = \"idle\"\nspeed = nan\n"),
-        Fail,
-    ),
-    (
-        "negative clip speed",
-        Replace("clip = \"idle\"\n", "clip = \"idle\"\nspeed = -1\n"),
-        Fail,
-    ),
-    (
-        "negative duration",
-        Replace("duration = 0.3", "duration = -0.3"),
-        Fail,
-    ),
-    (
-        "huge duration",
-        Replace("duration = 0.3", "duration = 1e39"),
-        Fail,
-    ),
-    (
-        "nan exit time",
-        Replace("exit_time = 0.25", "exit_time = nan"),
-        Fail,
-    ),
-    (
-        "huge event time",
-        Replace("time = 0.5 }", "time = 1e39 }"),
-        Fail,
-    ),
-    (
-        "event time of the wrong type",
-        Replace("time = 0.5 }", "time = \"late\" }"),
-        Fail,
-    ),
+    ("initial of the wrong type", Replace("initial = \"move\"", "initial = 3"), Fail),
+    ("unknown initial state", Replace("initial = \"move\"", "initial = \"nope\""), Fail),
+    ("empty initial state", Replace("initial = \"move\"", "initial = \"\""), Fail),
+    ("unknown tree", Replace("tree = \"locomotion\"", "tree = \"nope\""), Fail),
+    ("unknown clip", Replace("clip = \"idle\" },", "clip = \"Jogg\" },"), Fail),
+    ("huge clip speed", Replace("clip = \"idle\"\n", "clip = \"idle\"\nspeed = 1e39\n"), Fail),
+    ("nan clip speed", Replace("clip = \"idle\"\n", "clip = \"idle\"\nspeed = nan\n"), Fail),
+    ("negative clip speed", Replace("clip = \"idle\"\n", "clip = \"idle\"\nspeed = -1\n"), Fail),
+    ("negative duration", Replace("duration = 0.3", "duration = -0.3"), Fail),
+    ("huge duration", Replace("duration = 0.3", "duration = 1e39"), Fail),
+    ("nan exit time", Replace("exit_time = 0.25", "exit_time = nan"), Fail),
+    ("huge event time", Replace("time = 0.5 }", "time = 1e39 }"), Fail),
+    ("event time of the wrong type", Replace("time = 0.5 }", "time = \"late\" }"), Fail),
     ("nan floor", Replace("floor = 0.09", "floor = nan"), Fail),
     ("huge floor", Replace("floor = 0.09", "floor = 1e39"), Fail),
-    (
-        "zero pole",
-        Replace("pole = [0.0, 0.0, 1.0]", "pole = [0, 0, 0]"),
-        Fail,
-    ),
-    (
-        "pole of infinite length",
-        Replace("pole = [0.0, 0.0, 1.0]", "pole = [3e38, 3e38, 3e38]"),
-        Fail,
-    ),
-    (
-        "huge iterations",
-        Replace("floor = 0.09", "floor = 0.09\niterations = 99999999999"),
-        Fail,
-    ),
-    (
-        "negative tolerance",
-        Replace("floor = 0.09", "floor = 0.09\ntolerance = -1"),
-        Fail,
-    ),
-    (
-        "huge ccd iterations",
-        Append(
-            "\n[[ik]]\nname = \"reach\"\ntype = \"ccd\"\njoints = [\"upper_arm_l\", \"forearm_l\", \"hand_l\"]\ntarget = [0.4, 1.2, 0.2]\niterations = 99999999999\n",
-        ),
-        Fail,
-    ),
-    (
-        "nan ccd tolerance",
-        Append(
-            "\n[[ik]]\nname = \"reach\"\ntype = \"ccd\"\njoints = [\"upper_arm_l\", \"forearm_l\", \"hand_l\"]\ntarget = [0.4, 1.2, 0.2]\ntolerance = nan\n",
-        ),
-        Fail,
-    ),
-    (
-        "a ccd chain",
-        Append(
-            "\n[[ik]]\nname = \"reach\"\ntype = \"ccd\"\njoints = [\"upper_arm_l\", \"forearm_l\", \"hand_l\"]\ntarget = [0.4, 1.2, 0.2]\niterations = 8\n",
-        ),
-        Pass,
-    ),
-    (
-        "a reference pose from another clip",
-        Append(
-            "\n[states.add]\nadditive = \"wave\"\nbase = { clip = \"idle\" }\nreference = { clip = \"idle\", time = 0.5 }\n",
-        ),
-        Pass,
-    ),
-    (
-        "huge ik weight",
-        Replace("floor = 0.09", "floor = 0.09\nweight = 1e39"),
-        Fail,
-    ),
-    (
-        "nan target",
-        Replace("target = \"ground\"", "target = [nan, 0, 0]"),
-        Fail,
-    ),
-    (
-        "floor with a point target",
-        Replace("target = \"ground\"", "target = [0, 0, 0]"),
-        Fail,
-    ),
-    (
-        "empty joint list",
-        Replace(
-            "joints = [\"thigh_l\", \"shin_l\", \"foot_l\"]",
-            "joints = []",
-        ),
-        Fail,
-    ),
-    (
-        "one joint three times",
-        Replace(
-            "joints = [\"thigh_l\", \"shin_l\", \"foot_l\"]",
-            "joints = [\"thigh_l\", \"thigh_l\", \"thigh_l\"]",
-        ),
-        Fail,
-    ),
-    (
-        "nan mask weight",
-        Replace("subtree = \"spine\"", "subtree = \"spine\"\nweight = nan"),
-        Fail,
-    ),
-    (
-        "huge parameter default",
-        Replace(
-            "{ type = \"float\", default = 0.0 }",
-            "{ type = \"float\", default = 1e39 }",
-        ),
-        Fail,
-    ),
-    (
-        "empty parameter type",
-        Replace("{ type = \"bool\" }", "{ type = \"\" }"),
-        Fail,
-    ),
-    (
-        "condition beyond f32",
-        Replace("\"speed > 0.1\"", "\"speed > 1e39\""),
-        Fail,
-    ),
-    (
-        "condition without a value",
-        Replace("\"speed > 0.1\"", "\"speed >\""),
-        Fail,
-    ),
-    (
-        "empty condition",
-        Replace("when = [\"wave\"]", "when = [\"\"]"),
-        Fail,
-    ),
-    (
-        "empty root joint",
-        Replace(
-            "initial = \"move\"",
-            "initial = \"move\"\nroot_joint = \"\"",
-        ),
-        Fail,
-    ),
-    (
-        "unknown merge mode",
-        Replace(
-            "initial = \"move\"",
-            "initial = \"move\"\nmerge_animations = \"sometimes\"",
-        ),
-        Fail,
-    ),
-    (
-        "blend position beyond f32",
-        Replace(
-            "{ at = 3.0, clip = \"run\" }",
-            "{ at = 1e39, clip = \"run\" }",
-        ),
-        Fail,
-    ),
-    (
-        "blend on a bool",
-        Replace("blend1d = \"speed\"", "blend1d = \"wave\""),
-        Fail,
-    ),
-    (
-        "unknown mask",
-        Replace("mask = \"upper_body\"", "mask = \"lower\""),
-        Fail,
-    ),
-    (
-        "reference time beyond f32",
-        Append(
-            "\n[states.add]\nadditive = \"wave\"\nbase = { clip = \"idle\" }\nreference = { clip = \"idle\", time = 1e39 }\n",
-        ),
-        Fail,
-    ),
-    (
-        "duplicate table",
-        Append("\n[states.halt]\nclip = \"walk\"\n"),
-        Fail,
-    ),
+    ("zero pole", Replace("pole = [0.0, 0.0, 1.0]", "pole = [0, 0, 0]"), Fail),
+    ("pole of infinite length", Replace("pole = [0.0, 0.0, 1.0]", "pole = [3e38, 3e38, 3e38]"), Fail),
+    ("huge iterations", Replace("floor = 0.09", "floor = 0.09\niterations = 99999999999"), Fail),
+    ("negative tolerance", Replace("floor = 0.09", "floor = 0.09\ntolerance = -1"), Fail),
+    ("huge ccd iterations", Append("\n[[ik]]\nname = \"reach\"\ntype = \"ccd\"\njoints = [\"upper_arm_l\", \"forearm_l\", \"hand_l\"]\ntarget = [0.4, 1.2, 0.2]\niterations = 99999999999\n"), Fail),
+    ("nan ccd tolerance", Append("\n[[ik]]\nname = \"reach\"\ntype = \"ccd\"\njoints = [\"upper_arm_l\", \"forearm_l\", \"hand_l\"]\ntarget = [0.4, 1.2, 0.2]\ntolerance = nan\n"), Fail),
+    ("a ccd chain", Append("\n[[ik]]\nname = \"reach\"\ntype = \"ccd\"\njoints = [\"upper_arm_l\", \"forearm_l\", \"hand_l\"]\ntarget = [0.4, 1.2, 0.2]\niterations = 8\n"), Pass),
+    ("a reference pose from another clip", Append("\n[states.add]\nadditive = \"wave\"\nbase = { clip = \"idle\" }\nreference = { clip = \"idle\", time = 0.5 }\n"), Pass),
+    ("huge ik weight", Replace("floor = 0.09", "floor = 0.09\nweight = 1e39"), Fail),
+    ("nan target", Replace("target = \"ground\"", "target = [nan, 0, 0]"), Fail),
+    ("floor with a point target", Replace("target = \"ground\"", "target = [0, 0, 0]"), Fail),
+    ("empty joint list", Replace("joints = [\"thigh_l\", \"shin_l\", \"foot_l\"]", "joints = []"), Fail),
+    ("one joint three times", Replace("joints = [\"thigh_l\", \"shin_l\", \"foot_l\"]", "joints = [\"thigh_l\", \"thigh_l\", \"thigh_l\"]"), Fail),
+    ("nan mask weight", Replace("subtree = \"spine\"", "subtree = \"spine\"\nweight = nan"), Fail),
+    ("huge parameter default", Replace("{ type = \"float\", default = 0.0 }", "{ type = \"float\", default = 1e39 }"), Fail),
+    ("empty parameter type", Replace("{ type = \"bool\" }", "{ type = \"\" }"), Fail),
+    ("condition beyond f32", Replace("\"speed > 0.1\"", "\"speed > 1e39\""), Fail),
+    ("condition without a value", Replace("\"speed > 0.1\"", "\"speed >\""), Fail),
+    ("empty condition", Replace("when = [\"wave\"]", "when = [\"\"]"), Fail),
+    ("empty root joint", Replace("initial = \"move\"", "initial = \"move\"\nroot_joint = \"\""), Fail),
+    ("unknown merge mode", Replace("initial = \"move\"", "initial = \"move\"\nmerge_animations = \"sometimes\""), Fail),
+    ("blend position beyond f32", Replace("{ at = 3.0, clip = \"run\" }", "{ at = 1e39, clip = \"run\" }"), Fail),
+    ("blend on a bool", Replace("blend1d = \"speed\"", "blend1d = \"wave\""), Fail),
+    ("unknown mask", Replace("mask = \"upper_body\"", "mask = \"lower\""), Fail),
+    ("reference time beyond f32", Append("\n[states.add]\nadditive = \"wave\"\nbase = { clip = \"idle\" }\nreference = { clip = \"idle\", time = 1e39 }\n"), Fail),
+    ("duplicate table", Append("\n[states.halt]\nclip = \"walk\"\n"), Fail),
     ("unknown key", Append("\ncolour = 1\n"), Fail),
-    (
-        "state with an empty name",
-        Append("\n[states.\"\"]\nclip = \"walk\"\n"),
-        Pass,
-    ),
-    (
-        "trees in a cycle",
-        Append("\n[trees.a]\ntree = \"b\"\n[trees.b]\ntree = \"a\"\n"),
-        Fail,
-    ),
-    (
-        "a tree that doubles per level",
-        Append(
-            "\n[trees.d0]\nlayer = { tree = \"d1\" }\nbase = { tree = \"d1\" }\nmask = \"upper_body\"\n[trees.d1]\nlayer = { tree = \"d2\" }\nbase = { tree = \"d2\" }\nmask = \"upper_body\"\n[trees.d2]\nclip = \"walk\"\n",
-        ),
-        Pass,
-    ),
+    ("state with an empty name", Append("\n[states.\"\"]\nclip = \"walk\"\n"), Pass),
+    ("trees in a cycle", Append("\n[trees.a]\ntree = \"b\"\n[trees.b]\ntree = \"a\"\n"), Fail),
+    ("a tree that doubles per level", Append("\n[trees.d0]\nlayer = { tree = \"d1\" }\nbase = { tree = \"d1\" }\nmask = \"upper_body\"\n[trees.d1]\nlayer = { tree = \"d2\" }\nbase = { tree = \"d2\" }\nmask = \"upper_body\"\n[trees.d2]\nclip = \"walk\"\n"), Pass),
     ("empty file", Whole(""), Fail),
     ("not TOML", Whole("this is not [toml"), Fail),
 ];
 
 /// Mutations of a recipe baking the mannequin's character file: run by bake.
+#[rustfmt::skip]
 const RECIPE_MUTATIONS: &[(&str, Edit, Expect)] = &[
     ("missing output", Replace("output = \"o.throng\"", ""), Fail),
-    (
-        "empty output",
-        Replace("output = \"o.throng\"", "output = \"\""),
-        Fail,
-    ),
+    ("empty output", Replace("output = \"o.throng\"", "output = \"\""), Fail),
     ("huge fps", Append("fps = 1e39\n"), Fail),
     ("negative fps", Append("fps = -1\n"), Fail),
     ("nan fps", Append("fps = nan\n"), Fail),
     ("fps of the wrong type", Append("fps = [30]\n"), Fail),
-    (
-        "unknown precision",
-        Replace("output", "precision = \"f8\"\noutput"),
-        Fail,
-    ),
-    (
-        "huge budget",
-        Replace("output", "max_precision_error = 1e39\noutput"),
-        Fail,
-    ),
-    (
-        "nan in lods",
-        Replace("output", "lods = [1.0, nan]\noutput"),
-        Fail,
-    ),
+    ("unknown precision", Replace("output", "precision = \"f8\"\noutput"), Fail),
+    ("huge budget", Replace("output", "max_precision_error = 1e39\noutput"), Fail),
+    ("nan in lods", Replace("output", "lods = [1.0, nan]\noutput"), Fail),
     ("no lods", Replace("output", "lods = []\noutput"), Fail),
     ("unknown clip", Append("clips = [\"jog\"]\n"), Fail),
     ("unknown state", Append("states = [\"jog\"]\n"), Fail),
     ("unknown once", Append("once = [\"jog\"]\n"), Fail),
     ("unknown rate", Append("rates = { jog = 30 }\n"), Fail),
     ("huge rate", Append("rates = { walk = 1e39 }\n"), Fail),
-    (
-        "huge parameter value",
-        Append("[characters.params]\nspeed = [1e39]\n"),
-        Fail,
-    ),
-    (
-        "no parameter values",
-        Append("[characters.params]\nspeed = []\n"),
-        Fail,
-    ),
+    ("huge parameter value", Append("[characters.params]\nspeed = [1e39]\n"), Fail),
+    ("no parameter values", Append("[characters.params]\nspeed = []\n"), Fail),
     ("huge height", Append("height = 1e39\n"), Fail),
     ("negative height", Append("height = -1\n"), Fail),
     ("zero scale", Append("scale = [1, 0, 1]\n"), Fail),
     ("nan tint", Append("tint = [nan, 1, 1]\n"), Fail),
     ("empty name", Append("name = \"\"\n"), Fail),
-    (
-        "a name used twice",
-        Append("\n[[characters]]\ncharacter = \"c.toml\"\n"),
-        Fail,
-    ),
-    (
-        "missing character file",
-        Replace("character = \"c.toml\"", "character = \"nope.toml\""),
-        Fail,
-    ),
-    (
-        "empty character path",
-        Replace("character = \"c.toml\"", "character = \"\""),
-        Fail,
-    ),
-    (
-        "missing model",
-        Replace("character = \"c.toml\"", "model = \"nope.glb\""),
-        Fail,
-    ),
-    (
-        "both character and model",
-        Append("model = \"nope.glb\"\n"),
-        Fail,
-    ),
+    ("a name used twice", Append("\n[[characters]]\ncharacter = \"c.toml\"\n"), Fail),
+    ("missing character file", Replace("character = \"c.toml\"", "character = \"nope.toml\""), Fail),
+    ("empty character path", Replace("character = \"c.toml\"", "character = \"\""), Fail),
+    ("missing model", Replace("character = \"c.toml\"", "model = \"nope.glb\""), Fail),
+    ("both character and model", Append("model = \"nope.glb\"\n"), Fail),
     ("unknown key", Append("colour = 1\n"), Fail),
     ("duplicate key", Append("fps = 30\nfps = 30\n"), Fail),
-    (
-        "a rate for every animation",
-        Append(
-            "fps = 30\nrates = { idle = 30, walk = 30, run = 30, wave = 30, move = 30, greet = 30, halt = 30 }\n",
-        ),
-        Pass,
-    ),
+    ("a rate for every animation", Append("fps = 30\nrates = { idle = 30, walk = 30, run = 30, wave = 30, move = 30, greet = 30, halt = 30 }\n"), Pass),
 ];
 
 /// Mutations of the mannequin's play script: run by play.
+#[rustfmt::skip]
 const SCRIPT_MUTATIONS: &[(&str, Edit, Expect)] = &[
     ("missing steps", Replace("steps = 300", ""), Fail),
     ("negative steps", Replace("steps = 300", "steps = -1"), Fail),
-    (
-        "huge steps",
-        Replace("steps = 300", "steps = 99999999999"),
-        Fail,
-    ),
-    (
-        "steps beyond f32",
-        Replace("steps = 300", "steps = 1e39"),
-        Fail,
-    ),
+    ("huge steps", Replace("steps = 300", "steps = 99999999999"), Fail),
+    ("steps beyond f32", Replace("steps = 300", "steps = 1e39"), Fail),
     ("zero dt", Replace("dt = 0.016666668", "dt = 0"), Fail),
     ("nan dt", Replace("dt = 0.016666668", "dt = nan"), Fail),
-    (
-        "dt beyond f32",
-        Replace("dt = 0.016666668", "dt = 1e39"),
-        Fail,
-    ),
-    (
-        "huge finite dt",
-        Replace("dt = 0.016666668", "dt = 1e30"),
-        Pass,
-    ),
+    ("dt beyond f32", Replace("dt = 0.016666668", "dt = 1e39"), Fail),
+    ("huge finite dt", Replace("dt = 0.016666668", "dt = 1e30"), Pass),
     ("step beyond f32", Replace("step = 60", "step = 1e39"), Fail),
-    (
-        "value beyond f32",
-        Replace("speed = 3.0", "speed = 1e39"),
-        Fail,
-    ),
-    (
-        "unknown parameter",
-        Replace("speed = 3.0", "sped = 3.0"),
-        Fail,
-    ),
-    (
-        "number for a bool",
-        Replace("wave = true", "wave = 3"),
-        Fail,
-    ),
+    ("value beyond f32", Replace("speed = 3.0", "speed = 1e39"), Fail),
+    ("unknown parameter", Replace("speed = 3.0", "sped = 3.0"), Fail),
+    ("number for a bool", Replace("wave = true", "wave = 3"), Fail),
     ("set without a step", Replace("step = 60\n", ""), Fail),
     ("unknown key", Append("colour = 1\n"), Fail),
     ("empty file", Whole(""), Fail),

@@ -4,9 +4,10 @@
 //! (a printer of the whole chain, like the CLI's, would say it twice); such causes are kept in
 //! fields named `error`.
 
+use std::fmt;
+
 use thiserror::Error;
 
-use super::recipe::RecipeAt;
 use crate::character::CharacterError;
 use crate::format::FormatError;
 use crate::import::ImportError;
@@ -90,6 +91,25 @@ impl BakeError {
         Self::Character {
             character: name.to_string(),
             what,
+        }
+    }
+}
+
+/// Where something was given in a recipe, for messages: its file and, when known, its line
+/// (`bake/crowd.toml:12`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecipeAt {
+    /// The recipe file, as the user named it.
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+}
+
+impl fmt::Display for RecipeAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}", self.file),
+            None => f.write_str(&self.file),
         }
     }
 }
