@@ -430,8 +430,10 @@ fn f16_over_budget_is_refused_unless_forced() {
         .err()
         .unwrap()
         .to_string();
+    // Said at the recipe's `precision` key (the fixture's line 4).
     assert!(
-        e.starts_with("f16 texels would move vertices by up to") && e.contains("--force"),
+        e.contains("walker-bake.toml:4: precision: f16 texels would move vertices by up to")
+            && e.contains("--force"),
         "{e}"
     );
     recipe.precision = PrecisionChoice::Auto;

@@ -132,7 +132,12 @@ fn check(r: &Ran) {
         r.status,
         r.stderr
     );
-    for bad in ["panicked", "overflowed its stack", "RUST_BACKTRACE", "SIGSEGV"] {
+    for bad in [
+        "panicked",
+        "overflowed its stack",
+        "RUST_BACKTRACE",
+        "SIGSEGV",
+    ] {
         assert!(
             !r.stderr.contains(bad),
             "{}: '{bad}' in its output\n{}",
@@ -168,7 +173,14 @@ fn check(r: &Ran) {
 fn corpus(dir: &Path) -> Vec<PathBuf> {
     let from = repo().join("tests/fixtures/hostile");
     let mut files = Vec::new();
-    for kind in ["models", "throng", "recipes", "characters", "scripts", "lod"] {
+    for kind in [
+        "models",
+        "throng",
+        "recipes",
+        "characters",
+        "scripts",
+        "lod",
+    ] {
         let entries = std::fs::read_dir(from.join(kind))
             .unwrap_or_else(|e| panic!("{}: {e}", from.join(kind).display()));
         std::fs::create_dir_all(dir.join(kind)).unwrap();
@@ -314,7 +326,11 @@ fn deep_tree_chains_end_cleanly() {
         let file = dir.join(format!("deep-{depth}.toml"));
         std::fs::write(&file, chain(depth)).unwrap();
         for args in [
-            vec![OsString::from("pose"), "--character".into(), file.clone().into()],
+            vec![
+                OsString::from("pose"),
+                "--character".into(),
+                file.clone().into(),
+            ],
             vec![
                 OsString::from("play"),
                 file.clone().into(),
@@ -360,7 +376,12 @@ fn runtime_flags_out_of_range_are_refused_once() {
             "is a folder",
         ),
         (
-            vec!["bake".into(), mannequin.clone().into(), "-o".into(), folder.clone().into()],
+            vec![
+                "bake".into(),
+                mannequin.clone().into(),
+                "-o".into(),
+                folder.clone().into(),
+            ],
             "is a folder",
         ),
         (

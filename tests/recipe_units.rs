@@ -168,7 +168,7 @@ fn height_with_scale_or_an_impossible_height_is_an_error_naming_the_file() {
     .unwrap_err();
     assert!(
         e.ends_with(
-            "both.toml: character 'fox': give height (metres, uniform) or scale (per axis), not both"
+            "both.toml:5: character 'fox': give height (metres, uniform) or scale (per axis), not both"
         ),
         "{e}"
     );
@@ -179,9 +179,17 @@ fn height_with_scale_or_an_impossible_height_is_an_error_naming_the_file() {
             &format!("{character}height = {bad}\n"),
         )
         .unwrap_err();
+        // Numbers that are not finite are refused as they are read, at the key's line.
+        let finite = !["nan", "inf"].contains(&bad);
         assert!(
-            e.contains("bad.toml: character 'fox': height = ")
-                && e.ends_with("give its standing height in metres, above 0 and at most 1000"),
+            if finite {
+                e.contains("bad.toml:5: character 'fox': height = ")
+                    && e.ends_with("give its standing height in metres, above 0 and at most 1000")
+            } else {
+                e.ends_with(&format!(
+                    "bad.toml:5: height: {bad} must be a finite number"
+                ))
+            },
             "{bad}: {e}"
         );
     }

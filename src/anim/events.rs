@@ -95,8 +95,9 @@ impl EventTrack {
                     k += 1;
                 }
                 if k == 64 && p < end - 64.0 {
-                    // A step of more than 64 loops: the rest by arithmetic.
-                    count += ((end - p - 64.0).ceil() as u32).max(1);
+                    // A step of more than 64 loops: the rest by arithmetic, saturating (a
+                    // step of 1e30 loops, from a script's huge dt, is u32::MAX crossings).
+                    count = count.saturating_add(((end - p - 64.0).ceil() as u32).max(1));
                 }
                 if count > 0 {
                     report(i, count);
@@ -125,6 +126,13 @@ mod tests {
                 time: 0.9,
             },
         ])
+    }
+
+    #[test]
+    fn a_step_of_more_loops_than_a_count_holds_saturates() {
+        let mut counts = Vec::new();
+        track().crossed(0.0, 1e30, 1.0, true, |_, n| counts.push(n));
+        assert_eq!(counts, [u32::MAX; 3]);
     }
 
     fn hits(t: &EventTrack, from: f32, dt: f32, d: f32, looping: bool) -> Vec<(String, u32)> {

@@ -104,7 +104,7 @@ impl<'a> Assembly<'a> {
             reserved: [0; 2],
         });
         let mut warnings: Vec<String> = l
-            .size_warning(&self.recipe.characters[ci], self.recipe)
+            .notes(ci, self.recipe)
             .into_iter()
             .chain(model.warnings.iter().chain(&model.notes).cloned())
             .collect();
@@ -253,10 +253,10 @@ impl<'a> Assembly<'a> {
         for part in &model.meshes {
             levels.push(
                 crate::mesh::generate(&part.mesh, &self.recipe.lods, &lod_options).map_err(
-                    |source| BakeError::Lod {
+                    |error| BakeError::Lod {
                         character: l.name.clone(),
                         mesh: part.mesh.name.clone(),
-                        source,
+                        error,
                     },
                 )?,
             );

@@ -245,7 +245,16 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         .par_iter()
         .zip(&estimates)
         .map(|(j, estimate)| {
-            let d = bake_job(&loaded[j.character], &feet[j.character], j, recipe);
+            // A schedule the rate cannot give is the recipe's: said at the key that chose it.
+            let spec = &recipe.characters[j.character];
+            let d = bake_job(&loaded[j.character], &feet[j.character], j, recipe).map_err(|e| {
+                if matches!(e, BakeError::BadSchedule { .. }) {
+                    let key = spec.rate_key(&j.name).unwrap_or_else(|| "fps".into());
+                    spec.error(&key, format!("{key}: {e}"))
+                } else {
+                    e
+                }
+            });
             report(options, Progress::Advance(*estimate));
             d
         })

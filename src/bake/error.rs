@@ -1,4 +1,10 @@
-//! Errors of baking: what is wrong, naming the recipe, character, clip or file.
+//! Errors of baking: what is wrong, naming the recipe (file and line), character, clip or file.
+//!
+//! A message that includes its cause's text does not also return the cause from `source()`
+//! (a printer of the whole chain, like the CLI's, would say it twice); such causes are kept in
+//! fields named `error`.
+
+use std::fmt;
 
 use thiserror::Error;
 
@@ -13,34 +19,46 @@ pub enum BakeError {
     /// A frame rate or duration that cannot be baked.
     #[error("clip '{clip}': {what}")]
     BadSchedule { clip: String, what: String },
-    /// The recipe is unreadable or wrong.
-    #[error("{file}: {what}")]
-    Recipe { file: String, what: String },
-    /// A character of the recipe asks for something its model or file does not have.
+    /// The recipe is unreadable or wrong, or asks for something its characters do not have:
+    /// at the line of the key at fault.
+    #[error("{at}: {what}")]
+    Recipe { at: RecipeAt, what: String },
+    /// What the recipe's `key` asked for failed (an f16 budget exceeded, a frame rate that gives
+    /// too many frames).
+    #[error("{at}: {key}: {error}")]
+    InRecipe {
+        at: RecipeAt,
+        key: String,
+        error: Box<BakeError>,
+    },
+    /// A character of a recipe made in code (a bare model's) asks for something its model or
+    /// file does not have.
     #[error("character '{character}': {what}")]
     Character { character: String, what: String },
-    /// A character file failed to load.
-    #[error("character '{character}': {source}")]
+    /// A character file failed to load; `at` is where the recipe names it.
+    #[error("{}character '{character}': {error}", prefix(at.as_ref()))]
     CharacterFile {
+        at: Option<RecipeAt>,
         character: String,
-        source: Box<CharacterError>,
+        error: Box<CharacterError>,
     },
-    /// A model failed to import.
-    #[error("character '{character}': {source}")]
+    /// A model failed to import; `at` is where the recipe names it.
+    #[error("{}character '{character}': {error}", prefix(at.as_ref()))]
     Model {
+        at: Option<RecipeAt>,
         character: String,
-        source: Box<ImportError>,
+        error: Box<ImportError>,
     },
     /// LOD generation failed (the message names the mesh where it is one mesh's fault).
-    #[error("character '{character}': {source}")]
+    #[error("character '{character}': {error}")]
     Lod {
         character: String,
         mesh: String,
-        source: LodError,
+        error: LodError,
     },
     /// f16 texels would exceed the error budget.
     #[error(
-        "f16 texels would move vertices by up to {error:.3e} m ({fraction:.3}% of the height of character '{character}') in '{anim}'; the budget is {budget:.3}%. Use precision = \"f32\" (or \"auto\"), raise max_precision_error, or force it with --force"
+        "f16 texels would move vertices by up to {error:.3e} m ({fraction:.3}% of the height of character '{character}') in '{anim}'; the budget is {budget}%. Use precision = \"f32\" (or \"auto\"), raise max_precision_error, or force it with --force"
     )]
     PrecisionBudget {
         character: String,
@@ -49,15 +67,22 @@ pub enum BakeError {
         fraction: f32,
         budget: f32,
     },
-    /// An input file could not be read for hashing.
-    #[error("{file}: cannot read: {source}")]
+    /// An input file could not be read for hashing; `named` says where it was named (the
+    /// recipe's line and character, and the character file's line for its model).
+    #[error("{named}{file}: cannot read: {error}")]
     Input {
+        named: String,
         file: String,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Writing the file failed.
     #[error(transparent)]
     Format(#[from] FormatError),
+}
+
+/// `FILE:LINE: ` for a located error, else nothing.
+fn prefix(at: Option<&RecipeAt>) -> String {
+    at.map_or_else(String::new, |a| format!("{a}: "))
 }
 
 impl BakeError {
@@ -66,6 +91,25 @@ impl BakeError {
         Self::Character {
             character: name.to_string(),
             what,
+        }
+    }
+}
+
+/// Where something was given in a recipe, for messages: its file and, when known, its line
+/// (`bake/crowd.toml:12`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecipeAt {
+    /// The recipe file, as the user named it.
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+}
+
+impl fmt::Display for RecipeAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}", self.file),
+            None => f.write_str(&self.file),
         }
     }
 }

@@ -4,12 +4,21 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use sha2::{Digest, Sha256};
+use toml::Spanned;
 
 use super::error::BakeError;
 use super::recipe::{Recipe, Source};
+use crate::character::toml_error::line_of;
 use crate::format::InputFile;
 use crate::import::ExternalFiles;
+
+/// The one key of a character file the input key needs; the others are left to loading.
+#[derive(Deserialize)]
+struct ModelKey {
+    model: Option<Spanned<String>>,
+}
 
 /// The tool name and version stored in every file.
 pub const TOOL: &str = concat!("throng ", env!("CARGO_PKG_VERSION"));
@@ -25,30 +34,52 @@ fn hex(d: impl AsRef<[u8]>) -> String {
 /// them, as loading reads them; a refused one is neither listed nor read.
 ///
 /// # Errors
-/// [`BakeError::Input`] for a file that cannot be read.
+/// [`BakeError::Input`] for a file that cannot be read, saying where the recipe (and the
+/// character file, for its model) names it.
 pub fn inputs(
     recipe: &Recipe,
     force: bool,
     external: ExternalFiles,
 ) -> Result<(String, Vec<InputFile>), BakeError> {
-    let mut files: Vec<PathBuf> = Vec::new();
+    // Each file with where it was named, for a file that cannot be read.
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
     for c in &recipe.characters {
+        let named = |key: &str| match c.lines.at(key) {
+            Some(at) => format!("{at}: character '{}': ", c.name),
+            None => String::new(),
+        };
         match &c.source {
-            Source::Model(m) => files.extend(crate::import::source_files(m, external)),
+            Source::Model(m) => {
+                let named = named("model");
+                files.extend(
+                    crate::import::source_files(m, external)
+                        .into_iter()
+                        .map(|f| (f, named.clone())),
+                );
+            }
             Source::Character(f) => {
-                files.push(f.clone());
-                // The model the character file names (read without loading the character).
-                let model = std::fs::read_to_string(f)
-                    .ok()
-                    .and_then(|t| t.parse::<toml::Table>().ok())
-                    .and_then(|t| t.get("model")?.as_str().map(str::to_string));
-                if let Some(m) = model {
+                let named = named("character");
+                files.push((f.clone(), named.clone()));
+                // The model the character file names, read without loading the character
+                // (loading it reports what else is wrong with the file).
+                let text = std::fs::read_to_string(f).unwrap_or_default();
+                if let Ok(ModelKey { model: Some(m) }) = toml::from_str::<ModelKey>(&text) {
                     let dir = f.parent().unwrap_or(Path::new("."));
+                    let file = f.file_name().map_or_else(
+                        || f.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    );
+                    let named =
+                        format!("{named}{file}:{}: model: ", line_of(&text, m.span().start));
                     // Character files load their model held to its folder.
-                    files.extend(crate::import::source_files(
-                        &dir.join(m),
-                        ExternalFiles::ModelFolder,
-                    ));
+                    files.extend(
+                        crate::import::source_files(
+                            &dir.join(m.get_ref()),
+                            ExternalFiles::ModelFolder,
+                        )
+                        .into_iter()
+                        .map(|f| (f, named.clone())),
+                    );
                 }
             }
         }
@@ -58,10 +89,11 @@ pub fn inputs(
     key.update([0, u8::from(force)]);
     key.update(recipe.text.as_bytes());
     let mut out = Vec::new();
-    for f in files {
-        let bytes = std::fs::read(&f).map_err(|source| BakeError::Input {
+    for (f, named) in files {
+        let bytes = std::fs::read(&f).map_err(|error| BakeError::Input {
+            named,
             file: f.display().to_string(),
-            source,
+            error,
         })?;
         let h = Sha256::digest(&bytes);
         key.update(f.display().to_string().as_bytes());

@@ -9,14 +9,19 @@
 //! playing. A character lying flat (y under 5% of its largest extent) measures its largest
 //! extent instead, and one with no extent at all measures 1.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use glam::{Mat4, Vec3};
 
 use super::error::BakeError;
 use super::measure::JointBoxes;
-use super::recipe::{CENTIMETRES_RANGE, CharacterSpec, DefaultRule, METRES_RANGE, Recipe, Source};
+use super::recipe::{
+    CENTIMETRES_RANGE, CharacterSpec, DefaultRule, METRES_RANGE, Recipe, Selection, Source,
+};
 use crate::anim::Playback;
+use crate::anim::graph::Node;
+use crate::anim::state_machine::ParamKind;
 use crate::character::{Character, Poser};
 use crate::import::{ExternalFiles, Images, ImportOptions, Model};
 
@@ -41,6 +46,8 @@ pub(super) struct Loaded {
     pub rule: Option<DefaultRule>,
     /// Height in the rest pose, scaled: metres.
     pub height: f32,
+    /// The keys of its `[[characters]]` entry that have no effect on it, as warnings.
+    pub unused_keys: Vec<String>,
 }
 
 /// The height of skinning matrices `rest` over `boxes`: their y extent, unless the character
@@ -68,8 +75,9 @@ pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Load
     let (character, mut model) = match &spec.source {
         Source::Character(path) => {
             let c = Character::load(path).map_err(|e| BakeError::CharacterFile {
+                at: spec.lines.at("character"),
                 character: name.clone(),
-                source: Box::new(e),
+                error: Box::new(e),
             })?;
             let m = c.model.clone();
             (Some(c), m)
@@ -84,8 +92,9 @@ pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Load
                 },
             )
             .map_err(|e| BakeError::Model {
+                at: spec.lines.at("model"),
                 character: name.clone(),
-                source: Box::new(e),
+                error: Box::new(e),
             })?;
             (None, m)
         }
@@ -99,8 +108,13 @@ pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Load
     let standing = measure_height(&boxes, rest);
     let (factors, rule) = spec.size.factor(standing);
     if !(factors.is_finite() && factors.min_element() > 0.0) {
-        return Err(BakeError::character(
-            &name,
+        let key = if spec.lines.has("height") {
+            "height"
+        } else {
+            "scale"
+        };
+        return Err(spec.error(
+            key,
             format!(
                 "its standing height measures {standing} units, so no scale can size it ({factors})"
             ),
@@ -109,6 +123,7 @@ pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Load
     let scale = Mat4::from_scale(factors);
     let scaled: Vec<Mat4> = rest.iter().map(|m| scale * *m).collect();
     let height = measure_height(&boxes, &scaled);
+    let unused_keys = unused_keys(spec, &model, character.as_ref());
     Ok(Loaded {
         name,
         character,
@@ -119,7 +134,103 @@ pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Load
         standing,
         rule,
         height,
+        unused_keys,
     })
+}
+
+/// The keys of `spec`'s entry that have no effect on the character (`model`, with `character`
+/// when it comes from a character file), each as `FILE:LINE: KEY has no effect: why`. Names
+/// the recipe asks for that the character lacks are errors, found when its jobs are planned.
+fn unused_keys(spec: &CharacterSpec, model: &Model, character: Option<&Character>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut warn = |key: &str, why: String| {
+        if let Some(at) = spec.lines.at(key) {
+            out.push(format!("{at}: {key} has no effect: {why}"));
+        }
+    };
+    let params = spec
+        .lines
+        .keys
+        .keys()
+        .filter_map(|k| k.strip_prefix("params."));
+    let Some(ch) = character else {
+        if spec.lines.has("states") {
+            warn(
+                "states",
+                format!(
+                    "'{}' is a bare model, which has clips only (states come from a character file: character = \"FILE.toml\")",
+                    spec.name
+                ),
+            );
+        }
+        for p in params {
+            warn(
+                &format!("params.{p}"),
+                format!(
+                    "'{}' is a bare model, which has no states to bake at parameter values (states come from a character file: character = \"FILE.toml\")",
+                    spec.name
+                ),
+            );
+        }
+        return out;
+    };
+    let selected = |sel: &Selection, all: &[&str]| -> Vec<usize> {
+        match sel {
+            Selection::All => (0..all.len()).collect(),
+            Selection::Named(names) => names
+                .iter()
+                .filter_map(|n| all.iter().position(|a| a == n))
+                .collect(),
+        }
+    };
+    let machine = &ch.machine;
+    let state_names: Vec<&str> = machine.states().iter().map(|s| s.name.as_str()).collect();
+    let states = selected(&spec.states, &state_names);
+    let blended: BTreeSet<&str> = states
+        .iter()
+        .flat_map(|&s| machine.states()[s].tree.nodes())
+        .filter_map(|n| match n {
+            Node::Blend1D { param, .. } => machine.params().get(*param).map(|p| p.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    for p in params {
+        // A name that is no float parameter is an error, reported when the jobs are planned.
+        let float = machine
+            .param(p)
+            .is_some_and(|i| machine.params()[i].kind == ParamKind::Float);
+        if float && !blended.contains(p) {
+            warn(
+                &format!("params.{p}"),
+                format!("no state it bakes blends on '{p}'"),
+            );
+        }
+    }
+    let clip_names: Vec<&str> = model.clips.iter().map(|c| c.name()).collect();
+    let clips = selected(&spec.clips, &clip_names);
+    for (key, list) in [("once", &spec.once), ("loop", &spec.looping)] {
+        for name in list {
+            let known = clip_names.iter().position(|c| c == name);
+            if known.is_some_and(|c| !clips.contains(&c)) {
+                warn(
+                    &format!("{key}.{name}"),
+                    format!("clip '{name}' is not baked (see clips)"),
+                );
+            }
+        }
+    }
+    let baked: Vec<&str> = clips
+        .iter()
+        .map(|&c| clip_names[c])
+        .chain(states.iter().map(|&s| state_names[s]))
+        .collect();
+    if !baked.is_empty() && baked.iter().all(|n| spec.rates.contains_key(*n)) {
+        warn(
+            "fps",
+            "every clip and state it bakes has its own rate in rates".into(),
+        );
+    }
+    out
 }
 
 /// The standing height of `model` as authored, model units: what a recipe's `height` and
@@ -133,6 +244,19 @@ pub fn standing_height(model: &Model) -> f32 {
 }
 
 impl Loaded {
+    /// The bake report's notes for it, as character `ci` of `recipe`: its size (see
+    /// [`Loaded::size_warning`]), the recipe's top-level keys that have no effect (with the
+    /// first character), and its entry's keys that have none.
+    pub fn notes(&self, ci: usize, recipe: &Recipe) -> Vec<String> {
+        let spec = &recipe.characters[ci];
+        let top = if ci == 0 { &recipe.warnings[..] } else { &[] };
+        self.size_warning(spec, recipe)
+            .into_iter()
+            .chain(top.iter().cloned())
+            .chain(self.unused_keys.iter().cloned())
+            .collect()
+    }
+
     /// The bake report's warning about its size, when the recipe gives neither `height` nor
     /// `scale` and its standing height is not read as metres: which rule applied and the key
     /// that chooses instead, in `spec`'s entry of `recipe` (for a bare `throng bake MODEL`, the

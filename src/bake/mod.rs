@@ -41,12 +41,12 @@ mod sample;
 pub mod texels;
 
 pub use baker::{BakeOptions, Baked, Progress, bake};
-pub use error::BakeError;
+pub use error::{BakeError, RecipeAt};
 pub use frames::{FrameSchedule, MAX_FRAMES};
 pub use gait::{Feet, feet_of};
 pub use inputs::{TOOL, inputs};
 pub use load::standing_height;
 pub use output::{DEFAULT_RECIPE, OutputError, bake_to_file, default_bake, up_to_date};
-pub use recipe::{DefaultRule, PrecisionChoice, Rate, Recipe, Size};
+pub use recipe::{DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Size};
 pub use report::{AnimReport, BakeReport, CharacterReport};
 pub use texels::{from_rows, lerp, rows, skinned_error, through_f16};

@@ -113,12 +113,13 @@ impl Job {
     }
 }
 
-/// The indices of `all` (the `what`s of `character`) that `sel` selects.
+/// The indices of `all` (the `what`s of `spec`'s character) that `sel` selects; a name it
+/// lacks is an error at the recipe's `{what}s` key.
 fn pick(
     sel: &Selection,
     all: &[String],
     what: &str,
-    character: &str,
+    spec: &CharacterSpec,
 ) -> Result<Vec<usize>, BakeError> {
     match sel {
         Selection::All => Ok((0..all.len()).collect()),
@@ -126,10 +127,10 @@ fn pick(
             .iter()
             .map(|n| {
                 all.iter().position(|a| a == n).ok_or_else(|| {
-                    BakeError::character(
-                        character,
+                    spec.error(
+                        &format!("{what}s"),
                         format!(
-                            "no {what} '{n}'; {what}s are: {}",
+                            "{what}s: no {what} '{n}'; {what}s are: {}",
                             if all.is_empty() {
                                 "(none)".to_string()
                             } else {
@@ -195,8 +196,8 @@ pub(super) fn jobs_for(ci: usize, spec: &CharacterSpec, l: &Loaded) -> Result<Ve
         jobs.extend(state_jobs(ci, spec, ch, &mut known)?);
     }
     if let Some(unknown) = spec.rates.keys().find(|k| !known.contains(*k)) {
-        return Err(BakeError::character(
-            &spec.name,
+        return Err(spec.error(
+            &format!("rates.{unknown}"),
             format!("rates.{unknown}: no baked clip or state is called '{unknown}'"),
         ));
     }
@@ -215,12 +216,11 @@ fn clip_jobs(
     l: &Loaded,
     known: &mut BTreeSet<String>,
 ) -> Result<Vec<Job>, BakeError> {
-    let name = &spec.name;
     let clip_names: Vec<String> = l.model.clips.iter().map(|c| c.name().to_string()).collect();
     for (list, what) in [(&spec.once, "once"), (&spec.looping, "loop")] {
         if let Some(unknown) = list.iter().find(|o| !clip_names.contains(o)) {
-            return Err(BakeError::character(
-                name,
+            return Err(spec.error(
+                &format!("{what}.{unknown}"),
                 format!(
                     "{what}: no clip is called '{unknown}'; clips are: {}",
                     clip_names.join(", ")
@@ -235,7 +235,7 @@ fn clip_jobs(
         .inverse()
         .transform_point3(Vec3::ZERO);
     let subtree = l.model.skeleton.subtree(hips);
-    for c in pick(&spec.clips, &clip_names, "clip", name)? {
+    for c in pick(&spec.clips, &clip_names, "clip", spec)? {
         let clip = &l.model.clips[c];
         known.insert(clip.name().to_string());
         let ends = |poser: &mut Poser, t: f32| -> Vec<Mat4> {
@@ -302,8 +302,8 @@ fn check_params(spec: &CharacterSpec, machine: &StateMachine) -> Result<(), Bake
         match machine.param(k) {
             Some(p) if machine.params()[p].kind == ParamKind::Float => {}
             _ => {
-                return Err(BakeError::character(
-                    &spec.name,
+                return Err(spec.error(
+                    &format!("params.{k}"),
                     format!(
                         "params.{k}: the character has no float parameter '{k}'; float parameters are: {}",
                         machine
@@ -332,7 +332,7 @@ fn state_jobs(
     let state_names: Vec<String> = machine.states().iter().map(|s| s.name.clone()).collect();
     check_params(spec, machine)?;
     let mut jobs = Vec::new();
-    for s in pick(&spec.states, &state_names, "state", &spec.name)? {
+    for s in pick(&spec.states, &state_names, "state", spec)? {
         let state = &machine.states()[s];
         known.insert(state.name.clone());
         let defaults: Vec<f32> = machine.params().iter().map(|p| p.default).collect();
@@ -383,8 +383,8 @@ fn state_variants(
         }
     }
     if axes.len() > 1 {
-        return Err(BakeError::character(
-            &spec.name,
+        return Err(spec.error(
+            "states",
             format!(
                 "state '{}' blends on {} parameters ({}); throng bakes states along one parameter",
                 state.name,

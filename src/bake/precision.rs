@@ -42,23 +42,29 @@ pub(super) fn choose(
         ),
         PrecisionChoice::F16 if !representable => {
             let (j, _) = worst.expect("not representable means there is a worst animation");
-            return Err(BakeError::character(
-                &loaded[j.character].name,
-                format!(
-                    "'{}' has skinning matrix values beyond 65504, the largest f16; use precision = \"f32\"",
-                    j.name
+            return Err(recipe.locate(
+                "precision",
+                BakeError::character(
+                    &loaded[j.character].name,
+                    format!(
+                        "'{}' has skinning matrix values beyond 65504, the largest f16; use precision = \"f32\"",
+                        j.name
+                    ),
                 ),
             ));
         }
         PrecisionChoice::F16 => {
             let (j, f) = worst.expect("over budget means there is a worst animation");
-            return Err(BakeError::PrecisionBudget {
-                character: loaded[j.character].name.clone(),
-                anim: j.name.clone(),
-                error: f * loaded[j.character].height,
-                fraction: f * 100.0,
-                budget: recipe.precision_budget * 100.0,
-            });
+            return Err(recipe.locate(
+                "precision",
+                BakeError::PrecisionBudget {
+                    character: loaded[j.character].name.clone(),
+                    anim: j.name.clone(),
+                    error: f * loaded[j.character].height,
+                    fraction: f * 100.0,
+                    budget: recipe.precision_budget * 100.0,
+                },
+            ));
         }
         PrecisionChoice::Auto if fits => (
             TexelFormat::Rgba16F,

@@ -1,14 +1,20 @@
 //! Bake recipes: which characters, clips and states go into one `.throng` file, at which frame
 //! rates and precision, with which LOD levels, written where. A TOML file (`bake/*.toml`,
 //! described in docs/BAKING.md) or, for `throng bake model.glb`, the defaults for a bare model.
+//!
+//! A recipe keeps the line of every key it was given ([`KeyLines`]), so that a mistake found
+//! later, once its characters are loaded (a clip the model lacks, an f16 budget exceeded), is
+//! reported at the line that asked for it, and keys that turn out to have no effect are named
+//! in the bake report.
+
+mod file;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use glam::{Vec3, Vec4};
-use serde::Deserialize;
 
-use super::error::BakeError;
+use super::error::{BakeError, RecipeAt};
 
 /// Frame rate used when a recipe names none, frames per second.
 pub const DEFAULT_FPS: f32 = 30.0;
@@ -121,6 +127,36 @@ impl Size {
     }
 }
 
+/// The lines of one table's keys in its recipe (the top level, or one `[[characters]]` entry),
+/// so that what is found wrong later (a clip the model lacks, an f16 budget exceeded) can name
+/// the line that asked for it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyLines {
+    /// The recipe file; `None` for a recipe made in code (a bare model's), whose messages name
+    /// no file.
+    pub file: Option<String>,
+    /// The table's own line: its `[[characters]]` header, or 1 for the top level.
+    pub table: usize,
+    /// The line of each key given: `clips`, `rates.run`, `params.speed`, and for each name in
+    /// `once` and `loop`, `once.NAME` and `loop.NAME`.
+    pub keys: BTreeMap<String, usize>,
+}
+
+impl KeyLines {
+    /// Where `key` was given, else the table's line; `None` without a recipe file.
+    pub fn at(&self, key: &str) -> Option<RecipeAt> {
+        Some(RecipeAt {
+            file: self.file.clone()?,
+            line: Some(self.keys.get(key).copied().unwrap_or(self.table)),
+        })
+    }
+
+    /// Whether the table gives `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.keys.contains_key(key)
+    }
+}
+
 /// One character of a recipe.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CharacterSpec {
@@ -152,6 +188,35 @@ pub struct CharacterSpec {
     /// Whether cycles whose ground speed is measured from the feet are baked with their
     /// planted feet locked to it (docs/BAKING.md, "Foot locking"; default true).
     pub foot_lock: bool,
+    /// Where its keys are in the recipe.
+    pub lines: KeyLines,
+}
+
+impl CharacterSpec {
+    /// A mistake in what this entry asks for, given at its `key` (`what` names the key): a
+    /// [`BakeError::Recipe`] at that line of the recipe, or, for a recipe made in code, a
+    /// [`BakeError::Character`].
+    pub fn error(&self, key: &str, what: impl Into<String>) -> BakeError {
+        let what = what.into();
+        match self.lines.at(key) {
+            Some(at) => BakeError::Recipe {
+                at,
+                what: format!("character '{}': {what}", self.name),
+            },
+            None => BakeError::character(&self.name, what),
+        }
+    }
+
+    /// The key that chose the frame rate of clip or state `name`: `rates.NAME`, `fps`, or, when
+    /// the entry gives neither, `None` (the recipe's own `fps` or the default).
+    pub fn rate_key(&self, name: &str) -> Option<String> {
+        let rate = format!("rates.{name}");
+        if self.lines.has(&rate) {
+            Some(rate)
+        } else {
+            self.lines.has("fps").then(|| "fps".to_string())
+        }
+    }
 }
 
 /// A validated recipe.
@@ -175,236 +240,27 @@ pub struct Recipe {
     pub lod_max_error: f32,
     /// Characters, at least one.
     pub characters: Vec<CharacterSpec>,
+    /// Where its top-level keys are.
+    pub lines: KeyLines,
+    /// Its top-level keys that have no effect (`max_precision_error` with `precision = "f32"`,
+    /// ...), each as `FILE:LINE: KEY: why`, for the bake report. The keys of `[[characters]]`
+    /// entries that have none are found when the characters are loaded.
+    pub warnings: Vec<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RateFile {
-    Number(f32),
-    Word(String),
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum SelectionFile {
-    Word(String),
-    List(Vec<String>),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RecipeFile {
-    output: String,
-    #[serde(default)]
-    fps: Option<RateFile>,
-    #[serde(default)]
-    precision: Option<String>,
-    #[serde(default)]
-    max_precision_error: Option<f32>,
-    #[serde(default)]
-    max_interpolation_error: Option<f32>,
-    #[serde(default)]
-    lods: Option<Vec<f32>>,
-    #[serde(default)]
-    lod_max_error: Option<f32>,
-    #[serde(default)]
-    characters: Vec<CharacterFileSpec>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CharacterFileSpec {
-    name: Option<String>,
-    character: Option<String>,
-    model: Option<String>,
-    #[serde(default)]
-    clips: Option<SelectionFile>,
-    #[serde(default)]
-    states: Option<SelectionFile>,
-    #[serde(default)]
-    once: Vec<String>,
-    #[serde(default, rename = "loop")]
-    looping: Vec<String>,
-    #[serde(default)]
-    fps: Option<RateFile>,
-    #[serde(default)]
-    rates: BTreeMap<String, RateFile>,
-    #[serde(default)]
-    params: BTreeMap<String, Vec<f32>>,
-    #[serde(default)]
-    scale: Option<[f32; 3]>,
-    #[serde(default)]
-    height: Option<f32>,
-    #[serde(default)]
-    tint: Option<Vec<f32>>,
-    #[serde(default)]
-    foot_lock: Option<bool>,
-}
-
-fn rate(r: &RateFile, what: &str, bad: &dyn Fn(String) -> BakeError) -> Result<Rate, BakeError> {
-    match r {
-        RateFile::Number(f) if f.is_finite() && *f > 0.0 && *f <= 1000.0 => Ok(Rate::Fixed(*f)),
-        RateFile::Word(w) if w == "auto" => Ok(Rate::Auto),
-        RateFile::Number(f) => Err(bad(format!(
-            "{what}: {f} frames per second; give a number from 0 to 1000, or \"auto\""
-        ))),
-        RateFile::Word(w) => Err(bad(format!(
-            "{what}: '{w}' is not a frame rate; give a number, or \"auto\""
-        ))),
-    }
-}
-
-fn selection(
-    s: &Option<SelectionFile>,
-    what: &str,
-    bad: &dyn Fn(String) -> BakeError,
-) -> Result<Selection, BakeError> {
-    match s {
-        None => Ok(Selection::All),
-        Some(SelectionFile::Word(w)) if w == "all" => Ok(Selection::All),
-        Some(SelectionFile::Word(w)) if w == "none" => Ok(Selection::Named(Vec::new())),
-        Some(SelectionFile::Word(w)) => Err(bad(format!(
-            "{what} = '{w}': give \"all\", \"none\" or a list of names"
-        ))),
-        Some(SelectionFile::List(l)) => Ok(Selection::Named(l.clone())),
-    }
-}
-
-fn budget(
-    v: Option<f32>,
-    default: f32,
-    what: &str,
-    bad: &dyn Fn(String) -> BakeError,
-) -> Result<f32, BakeError> {
-    match v {
-        None => Ok(default),
-        Some(b) if b.is_finite() && b > 0.0 && b < 1.0 => Ok(b),
-        Some(b) => Err(bad(format!(
-            "{what} = {b}: give a fraction of the character's height between 0 and 1 (e.g. {default})"
-        ))),
-    }
-}
-
-/// Character `i` of a recipe in folder `dir` whose default rate is `fps`, checked against the
-/// `earlier` ones (names are unique).
-fn character_spec(
-    i: usize,
-    c: &CharacterFileSpec,
-    dir: &Path,
-    fps: Rate,
-    earlier: &[CharacterSpec],
-    bad: &dyn Fn(String) -> BakeError,
-) -> Result<CharacterSpec, BakeError> {
-    let source = match (&c.character, &c.model) {
-        (Some(f), None) => Source::Character(dir.join(f)),
-        (None, Some(m)) => Source::Model(dir.join(m)),
-        _ => {
-            return Err(bad(format!(
-                "characters[{i}]: give exactly one of character = \"FILE.toml\" or model = \"FILE.glb\""
-            )));
-        }
-    };
-    let path = match &source {
-        Source::Character(p) | Source::Model(p) => p,
-    };
-    let name = match &c.name {
-        Some(n) if !n.trim().is_empty() => n.clone(),
-        Some(_) => return Err(bad(format!("characters[{i}]: the name is empty"))),
-        None => path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| format!("character{i}")),
-    };
-    if earlier.iter().any(|o| o.name == name) {
-        return Err(bad(format!(
-            "characters[{i}]: the name '{name}' is used twice; give each a name = \"...\""
-        )));
-    }
-    let what = |k: &str| format!("character '{name}': {k}");
-    let states = selection(&c.states, &what("states"), bad)?;
-    if matches!(source, Source::Model(_)) && matches!(&states, Selection::Named(l) if !l.is_empty())
-    {
-        return Err(bad(format!(
-            "character '{name}': states need a character file (character = \"FILE.toml\"); a bare model has only clips"
-        )));
-    }
-    if let Some(both) = c.once.iter().find(|o| c.looping.contains(o)) {
-        return Err(bad(format!(
-            "character '{name}': clip '{both}' is in both once and loop"
-        )));
-    }
-    let mut rates = BTreeMap::new();
-    for (k, r) in &c.rates {
-        rates.insert(k.clone(), rate(r, &what(&format!("rates.{k}")), bad)?);
-    }
-    for (k, v) in &c.params {
-        if v.is_empty() || v.len() > MAX_PARAM_VALUES || v.iter().any(|x| !x.is_finite()) {
-            return Err(bad(format!(
-                "character '{name}': params.{k}: give 1 to {MAX_PARAM_VALUES} finite values"
-            )));
+impl Recipe {
+    /// `error`, said to come from the recipe's top-level `key` (the key that asked for what
+    /// failed, e.g. `precision`), when the recipe has a file.
+    pub fn locate(&self, key: &str, error: BakeError) -> BakeError {
+        match self.lines.at(key) {
+            Some(at) => BakeError::InRecipe {
+                at,
+                key: key.to_string(),
+                error: Box::new(error),
+            },
+            None => error,
         }
     }
-    let size = match (c.scale, c.height) {
-        (Some(_), Some(_)) => {
-            return Err(bad(format!(
-                "character '{name}': give height (metres, uniform) or scale (per axis), not both"
-            )));
-        }
-        (Some(s), None) => {
-            let scale = Vec3::from(s);
-            if !(scale.is_finite() && scale.min_element() > 0.0) {
-                return Err(bad(format!(
-                    "character '{name}': scale {scale}: give three positive numbers"
-                )));
-            }
-            Size::Scale(scale)
-        }
-        (None, Some(h)) => {
-            if !(h.is_finite() && h > 0.0 && h <= MAX_HEIGHT) {
-                return Err(bad(format!(
-                    "character '{name}': height = {h}: give its standing height in metres, above 0 and at most {MAX_HEIGHT}"
-                )));
-            }
-            Size::Height(h)
-        }
-        (None, None) => Size::Default,
-    };
-    let tint = match c.tint.as_deref() {
-        None => Vec4::ONE,
-        Some([r, g, b]) => Vec4::new(*r, *g, *b, 1.0),
-        Some([r, g, b, a]) => Vec4::new(*r, *g, *b, *a),
-        Some(t) => {
-            return Err(bad(format!(
-                "character '{name}': tint {t:?}: give [r, g, b] or [r, g, b, a]"
-            )));
-        }
-    };
-    if !(tint.is_finite() && tint.min_element() >= 0.0) {
-        return Err(bad(format!(
-            "character '{name}': tint {tint}: components must be numbers >= 0"
-        )));
-    }
-    Ok(CharacterSpec {
-        name: name.clone(),
-        clips: selection(&c.clips, &what("clips"), bad)?,
-        states: if matches!(source, Source::Model(_)) {
-            Selection::Named(Vec::new())
-        } else {
-            states
-        },
-        source,
-        once: c.once.clone(),
-        looping: c.looping.clone(),
-        fps: match &c.fps {
-            Some(r) => rate(r, &what("fps"), bad)?,
-            None => fps,
-        },
-        rates,
-        params: c.params.clone(),
-        size,
-        tint,
-        foot_lock: c.foot_lock.unwrap_or(true),
-    })
 }
 
 impl Recipe {
@@ -412,10 +268,13 @@ impl Recipe {
     /// folder.
     ///
     /// # Errors
-    /// [`BakeError::Recipe`] naming the file (and the line, for syntax errors) and the problem.
+    /// [`BakeError::Recipe`] naming the file and line of the key at fault, and the problem.
     pub fn load(path: &Path) -> Result<Self, BakeError> {
         let text = std::fs::read_to_string(path).map_err(|e| BakeError::Recipe {
-            file: path.display().to_string(),
+            at: RecipeAt {
+                file: path.display().to_string(),
+                line: None,
+            },
             what: format!("cannot read: {e}"),
         })?;
         Self::parse(&text, path)
@@ -426,87 +285,7 @@ impl Recipe {
     /// # Errors
     /// As [`Recipe::load`].
     pub fn parse(text: &str, path: &Path) -> Result<Self, BakeError> {
-        let file = path.display().to_string();
-        let bad = |what: String| BakeError::Recipe {
-            file: file.clone(),
-            what,
-        };
-        let spec: RecipeFile = toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-            BakeError::Recipe {
-                file: match line {
-                    Some(l) => format!("{file}:{l}"),
-                    None => file.clone(),
-                },
-                what: e.message().to_string(),
-            }
-        })?;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let precision = match spec.precision.as_deref() {
-            None | Some("auto") => PrecisionChoice::Auto,
-            Some("f32") => PrecisionChoice::F32,
-            Some("f16") => PrecisionChoice::F16,
-            Some(p) => {
-                return Err(bad(format!(
-                    "precision = '{p}': give \"f32\", \"f16\" or \"auto\""
-                )));
-            }
-        };
-        let fps = match &spec.fps {
-            Some(r) => rate(r, "fps", &bad)?,
-            None => Rate::Fixed(DEFAULT_FPS),
-        };
-        let lods = spec.lods.unwrap_or_else(|| DEFAULT_LODS.to_vec());
-        if lods.first() != Some(&1.0)
-            || lods.windows(2).any(|w| w[1] >= w[0] || w[1].is_nan())
-            || lods.iter().any(|r| !(*r > 0.0 && *r <= 1.0))
-        {
-            return Err(bad(format!(
-                "lods = {lods:?}: give triangle ratios in (0, 1], starting at 1.0 and decreasing, e.g. [1.0, 0.5, 0.2]"
-            )));
-        }
-        let lod_max_error = match spec.lod_max_error {
-            None => crate::mesh::LodOptions::default().max_error,
-            Some(e) if (0.0..=1.0).contains(&e) => e,
-            Some(e) => {
-                return Err(bad(format!(
-                    "lod_max_error = {e}: give a fraction of the mesh's extent from 0 to 1"
-                )));
-            }
-        };
-        if spec.characters.is_empty() {
-            return Err(bad(
-                "no [[characters]]: add at least one, e.g. [[characters]] character = \"../assets/mannequin.toml\"".into(),
-            ));
-        }
-        let mut characters: Vec<CharacterSpec> = Vec::new();
-        for (i, c) in spec.characters.iter().enumerate() {
-            let spec = character_spec(i, c, dir, fps, &characters, &bad)?;
-            characters.push(spec);
-        }
-        Ok(Self {
-            path: Some(path.to_path_buf()),
-            text: text.to_string(),
-            output: dir.join(&spec.output),
-            precision,
-            precision_budget: budget(
-                spec.max_precision_error,
-                DEFAULT_PRECISION_BUDGET,
-                "max_precision_error",
-                &bad,
-            )?,
-            interpolation_budget: budget(
-                spec.max_interpolation_error,
-                DEFAULT_INTERPOLATION_BUDGET,
-                "max_interpolation_error",
-                &bad,
-            )?,
-            lods,
-            lod_max_error,
-            characters,
-        })
+        file::parse(text, path)
     }
 
     /// The recipe for baking a bare glTF model with the defaults: every clip at
@@ -546,7 +325,10 @@ impl Recipe {
                 size: Size::Default,
                 tint: Vec4::ONE,
                 foot_lock: true,
+                lines: KeyLines::default(),
             }],
+            lines: KeyLines::default(),
+            warnings: Vec::new(),
         }
     }
 }
@@ -644,11 +426,31 @@ mod tests {
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nheight = nan\n",
-                "character 'a': height = NaN: give",
+                "bake/r.toml:4: height: nan must be a finite number",
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nheight = inf\n",
-                "character 'a': height = inf: give",
+                "bake/r.toml:4: height: inf must be a finite number",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nheight = 1e39\n",
+                "bake/r.toml:4: height: 1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)",
+            ),
+            (
+                "fps = 1e39\n[[characters]]\nmodel = \"a.glb\"\n",
+                "bake/r.toml:2: fps: 1e39 frames per second is out of range",
+            ),
+            (
+                "fps = nan\n[[characters]]\nmodel = \"a.glb\"\n",
+                "bake/r.toml:2: fps: nan must be a finite number",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\n[characters.params]\nspeed = [1e39]\n",
+                "bake/r.toml:5: speed: 1e39 is out of range",
+            ),
+            (
+                "[[characters]]\nmodel = \"a.glb\"\nonce = [\"Run\"]\n\nloop = [\"Run\"]\n",
+                "bake/r.toml:6: character 'a': clip 'Run' is in both once and loop",
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nheight = 1800\n",
@@ -656,14 +458,83 @@ mod tests {
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nheight = \"tall\"\n",
-                "bake/r.toml:4: invalid type",
+                "bake/r.toml:4: height: invalid type",
             ),
         ];
         for (text, expected) in cases {
             let e = parse(&format!("{base}{text}")).unwrap_err();
             assert!(e.contains(expected), "{text:?}: '{e}' lacks '{expected}'");
-            assert!(e.starts_with("bake/r.toml"), "{e}");
+            // Every mistake names the file and its line, but a missing table, which has none.
+            let line = e
+                .strip_prefix("bake/r.toml:")
+                .and_then(|r| r.split(':').next());
+            assert!(
+                line.is_some_and(|l| l.parse::<usize>().is_ok()) || e.contains("no [[characters]]"),
+                "{e}"
+            );
         }
+    }
+
+    #[test]
+    fn keys_remember_their_lines() {
+        let r = parse(
+            "output = \"x.throng\"\nprecision = \"f16\"\n\n[[characters]]\nmodel = \"a.glb\"\nclips = [\"walk\"]\nonce = [\"walk\",\n  \"die\"]\n[characters.rates]\nwalk = 60\n",
+        )
+        .unwrap();
+        assert_eq!(
+            r.lines.at("precision").unwrap().to_string(),
+            "bake/r.toml:2"
+        );
+        let c = &r.characters[0];
+        assert_eq!(c.lines.table, 4);
+        let line = |k: &str| c.lines.at(k).unwrap().line.unwrap();
+        assert_eq!(
+            [
+                line("clips"),
+                line("once.walk"),
+                line("once.die"),
+                line("rates.walk")
+            ],
+            [6, 7, 8, 10]
+        );
+        // A key not given is said at its table.
+        assert_eq!(line("height"), 4);
+        assert_eq!(c.rate_key("walk").as_deref(), Some("rates.walk"));
+        assert_eq!(c.rate_key("run"), None);
+        let e = c.error("clips", "clips: no clip 'jog'").to_string();
+        assert_eq!(e, "bake/r.toml:6: character 'a': clips: no clip 'jog'");
+        // A recipe made in code has no file to name.
+        let bare = Recipe::for_model(Path::new("m/Fox.glb"), Path::new("Fox.throng"));
+        let e = bare.characters[0].error("clips", "clips: no clip 'jog'");
+        assert_eq!(e.to_string(), "character 'Fox': clips: no clip 'jog'");
+    }
+
+    #[test]
+    fn top_level_keys_without_effect_are_warned_about() {
+        let r = parse(
+            "output = \"x.throng\"\nprecision = \"f32\"\nmax_precision_error = 0.01\nmax_interpolation_error = 0.01\nlods = [1.0]\nlod_max_error = 0.1\nfps = 20\n[[characters]]\nmodel = \"a.glb\"\nfps = 30\n",
+        )
+        .unwrap();
+        let keys: Vec<&str> = r
+            .warnings
+            .iter()
+            .map(|w| w.split(" has no effect").next().unwrap())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "bake/r.toml:3: max_precision_error",
+                "bake/r.toml:4: max_interpolation_error",
+                "bake/r.toml:6: lod_max_error",
+                "bake/r.toml:7: fps"
+            ]
+        );
+        // The same keys where they do something.
+        let r = parse(
+            "output = \"x.throng\"\nprecision = \"f16\"\nmax_precision_error = 0.01\nmax_interpolation_error = 0.01\nlod_max_error = 0.1\nfps = \"auto\"\n[[characters]]\nmodel = \"a.glb\"\n",
+        )
+        .unwrap();
+        assert_eq!(r.warnings, Vec::<String>::new());
     }
 
     #[test]

@@ -1,4 +1,8 @@
 //! Character file errors: every message starts with `file:line:` and names the element.
+//!
+//! A message that includes its cause's text does not also return the cause from `source()`:
+//! a printer of the whole chain would say it twice. The cause is kept in a field named `error`
+//! for whoever wants to look at it.
 
 use thiserror::Error;
 
@@ -8,11 +12,8 @@ use crate::import::ImportError;
 #[derive(Debug, Error)]
 pub enum CharacterError {
     /// The file could not be read.
-    #[error("{file}: cannot read: {source}")]
-    Io {
-        file: String,
-        source: std::io::Error,
-    },
+    #[error("{file}: cannot read: {error}")]
+    Io { file: String, error: std::io::Error },
     /// Syntax, an unknown key or a value of the wrong type (`toml`'s message, with the line).
     #[error("{file}:{line}: {message}")]
     Syntax {
@@ -28,10 +29,10 @@ pub enum CharacterError {
         message: String,
     },
     /// The model the file names failed to import.
-    #[error("{file}:{line}: model: {source}")]
+    #[error("{file}:{line}: model: {error}")]
     Model {
         file: String,
         line: usize,
-        source: Box<ImportError>,
+        error: Box<ImportError>,
     },
 }

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::number::Number;
+
 /// The whole file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,7 +49,7 @@ pub(super) struct ClipSpec {
 #[serde(deny_unknown_fields)]
 pub(super) struct EventSpec {
     pub name: String,
-    pub time: f32,
+    pub time: Number,
 }
 
 #[derive(Debug, Deserialize)]
@@ -56,10 +58,10 @@ pub(super) struct MaskSpec {
     /// Every joint below and including this one.
     pub subtree: Option<Spanned<String>>,
     /// Weight of the subtree's joints (default 1).
-    pub weight: Option<Spanned<f32>>,
+    pub weight: Option<Spanned<Number>>,
     /// Per-joint weights, applied after the subtree.
     #[serde(default)]
-    pub joints: BTreeMap<String, Spanned<f32>>,
+    pub joints: BTreeMap<String, Spanned<Number>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -70,14 +72,15 @@ pub(super) struct ParamSpec {
     pub default: Option<Spanned<toml::Value>>,
 }
 
-/// A number, or the name of a float parameter.
+/// A number, or the name of a float parameter. The number is kept at TOML's precision until its
+/// range is checked (an untagged enum would swallow [`Number`]'s own message).
 #[derive(Debug, Deserialize)]
 #[serde(
     untagged,
     expecting = "a weight in [0, 1] or the name of a float parameter"
 )]
 pub(super) enum WeightSpec {
-    Value(f32),
+    Value(f64),
     Param(String),
 }
 
@@ -95,9 +98,12 @@ pub(super) enum ReferenceSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ClipAtSpec {
-    pub clip: Spanned<String>,
+    /// A plain string: inside an untagged enum, a `Spanned` field cannot be read (serde buffers
+    /// the value and toml's span is lost), so `{ clip, time }` never parsed.
+    pub clip: String,
+    /// Seconds; checked in range when resolved (untagged, as [`WeightSpec`]).
     #[serde(default)]
-    pub time: f32,
+    pub time: f64,
 }
 
 /// A blend-tree node. Exactly one of `clip`, `tree`, `blend1d`, `layer`, `additive` is set.
@@ -105,14 +111,14 @@ pub(super) struct ClipAtSpec {
 #[serde(deny_unknown_fields)]
 pub(super) struct NodeSpec {
     pub clip: Option<Spanned<String>>,
-    pub speed: Option<Spanned<f32>>,
+    pub speed: Option<Spanned<Number>>,
     #[serde(rename = "loop")]
     pub looping: Option<bool>,
     pub tree: Option<Spanned<String>>,
     pub blend1d: Option<Spanned<String>>,
     pub children: Option<Vec<Spanned<NodeSpec>>>,
     /// Position on the parent Blend1D's axis (children only).
-    pub at: Option<Spanned<f32>>,
+    pub at: Option<Spanned<Number>>,
     pub layer: Option<Box<Spanned<NodeSpec>>>,
     pub base: Option<Box<Spanned<NodeSpec>>>,
     pub mask: Option<Spanned<String>>,
@@ -130,8 +136,8 @@ pub(super) struct TransitionSpec {
     #[serde(default)]
     pub when: Vec<Spanned<String>>,
     #[serde(default)]
-    pub duration: Option<Spanned<f32>>,
-    pub exit_time: Option<Spanned<f32>>,
+    pub duration: Option<Spanned<Number>>,
+    pub exit_time: Option<Spanned<Number>>,
     /// Start the target at the source's normalised phase.
     #[serde(default)]
     pub sync: bool,
@@ -141,8 +147,9 @@ pub(super) struct TransitionSpec {
 #[derive(Debug, Deserialize)]
 #[serde(untagged, expecting = "\"ground\" or a model-space point [x, y, z]")]
 pub(super) enum TargetSpec {
-    /// A model-space point, metres.
-    Point([f32; 3]),
+    /// A model-space point, model units (checked to fit `f32` when resolved, as
+    /// [`WeightSpec`]).
+    Point([f64; 3]),
     /// `"ground"`: keep the effector at or above `floor`.
     Named(String),
 }
@@ -155,14 +162,15 @@ pub(super) struct IkSpec {
     pub kind: Spanned<String>,
     pub joints: Spanned<Vec<String>>,
     pub target: Spanned<TargetSpec>,
-    /// Floor height for `target = "ground"`, metres.
-    pub floor: Option<f32>,
+    /// Floor height for `target = "ground"`, model units.
+    pub floor: Option<Spanned<Number>>,
     /// Two-bone: model-space direction the middle joint bends towards.
-    pub pole: Option<[f32; 3]>,
+    pub pole: Option<Spanned<[Number; 3]>>,
     /// Aim: the joint's forward and up axes in its own space.
-    pub forward: Option<[f32; 3]>,
-    pub up: Option<[f32; 3]>,
-    pub iterations: Option<Spanned<u32>>,
-    pub tolerance: Option<Spanned<f32>>,
+    pub forward: Option<Spanned<[Number; 3]>>,
+    pub up: Option<Spanned<[Number; 3]>>,
+    /// Read as any integer, so that a huge one gets the range message rather than serde's.
+    pub iterations: Option<Spanned<i64>>,
+    pub tolerance: Option<Spanned<Number>>,
     pub weight: Option<Spanned<WeightSpec>>,
 }

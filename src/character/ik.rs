@@ -8,6 +8,7 @@ use toml::Spanned;
 use super::context::Ctx;
 use super::error::CharacterError;
 use super::file::{IkSpec, TargetSpec};
+use super::number::{Number, to_f32};
 use crate::anim::Transform;
 use crate::anim::graph::Weight;
 use crate::anim::ik::{AimJob, CcdJob, FabrikJob, IkError, IterLimits, MAX_CCD_CHAIN, TwoBoneJob};
@@ -120,19 +121,33 @@ pub(super) fn build(ctx: &Ctx, c: &Spanned<IkSpec>) -> Result<IkChain, Character
         .iter()
         .map(|j| ctx.joint(j, s.joints.span(), &owner))
         .collect::<Result<Vec<_>, _>>()?;
+    refuse_other_types(ctx, s, &owner)?;
     let limits = limits(ctx, s, &owner)?;
     let kind = kind(ctx, c, &joints, limits, &owner)?;
     let target = match s.target.get_ref() {
-        TargetSpec::Point(p) if p.iter().all(|x| x.is_finite()) => IkTarget::Point(Vec3::from(*p)),
-        TargetSpec::Named(n) if n == "ground" && s.floor.is_none_or(f32::is_finite) => {
-            IkTarget::Ground {
-                floor: s.floor.unwrap_or(0.0),
+        TargetSpec::Point(p) => {
+            let mut point = [0.0; 3];
+            for (out, v) in point.iter_mut().zip(p) {
+                *out = to_f32(*v)
+                    .map_err(|e| ctx.err(s.target.span(), format!("{owner}: target: {e}")))?;
             }
+            if let Some(f) = &s.floor {
+                return Err(ctx.err(
+                    f.span(),
+                    format!(
+                        "{owner}: floor applies to target = \"ground\" only; this target is a point"
+                    ),
+                ));
+            }
+            IkTarget::Point(Vec3::from(point))
         }
-        _ => {
+        TargetSpec::Named(n) if n == "ground" => IkTarget::Ground {
+            floor: s.floor.as_ref().map_or(0.0, |f| f.get_ref().get()),
+        },
+        TargetSpec::Named(n) => {
             return Err(ctx.err(
                 s.target.span(),
-                format!("{owner}: target must be \"ground\" or a model-space point [x, y, z]"),
+                format!("{owner}: target '{n}' is not \"ground\" or a model-space point [x, y, z]"),
             ));
         }
     };
@@ -144,30 +159,79 @@ pub(super) fn build(ctx: &Ctx, c: &Spanned<IkSpec>) -> Result<IkChain, Character
     })
 }
 
-/// The iteration limits of a chain (checked for every type, as the file gives them).
+/// Refuses the keys that only another type of chain reads: a key without effect is a mistake
+/// (a misremembered type, or a key meant for another chain).
+fn refuse_other_types(ctx: &Ctx, s: &IkSpec, owner: &str) -> Result<(), CharacterError> {
+    let kind = s.kind.get_ref().as_str();
+    let keys = [
+        (
+            "pole",
+            s.pole.as_ref().map(Spanned::span),
+            &["two_bone"][..],
+        ),
+        (
+            "forward",
+            s.forward.as_ref().map(Spanned::span),
+            &["aim"][..],
+        ),
+        ("up", s.up.as_ref().map(Spanned::span), &["aim"][..]),
+        (
+            "iterations",
+            s.iterations.as_ref().map(Spanned::span),
+            &["ccd", "fabrik"][..],
+        ),
+        (
+            "tolerance",
+            s.tolerance.as_ref().map(Spanned::span),
+            &["ccd", "fabrik"][..],
+        ),
+    ];
+    // An unknown type is reported by `kind`, with the types there are.
+    if !["two_bone", "ccd", "fabrik", "aim"].contains(&kind) {
+        return Ok(());
+    }
+    for (key, span, types) in keys {
+        if let Some(span) = span
+            && !types.contains(&kind)
+        {
+            return Err(ctx.err(
+                span,
+                format!(
+                    "{owner}: '{key}' applies to type {} only; this chain is '{kind}'",
+                    types.join(" and ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The iteration limits of a chain.
 fn limits(ctx: &Ctx, s: &IkSpec, owner: &str) -> Result<IterLimits, CharacterError> {
     Ok(IterLimits {
         max_iterations: match &s.iterations {
-            Some(i) if *i.get_ref() == 0 || *i.get_ref() > 1000 => {
-                return Err(ctx.err(
-                    i.span(),
-                    format!("{owner}: iterations {} must be 1 to 1000", i.get_ref()),
-                ));
-            }
-            Some(i) => *i.get_ref(),
+            Some(i) => match u32::try_from(*i.get_ref()) {
+                Ok(n @ 1..=1000) => n,
+                _ => {
+                    return Err(ctx.err(
+                        i.span(),
+                        format!("{owner}: iterations {} must be 1 to 1000", i.get_ref()),
+                    ));
+                }
+            },
             None => IterLimits::default().max_iterations,
         },
         tolerance: match &s.tolerance {
-            Some(t) if !(t.get_ref().is_finite() && *t.get_ref() > 0.0) => {
+            Some(t) if t.get_ref().get() <= 0.0 => {
                 return Err(ctx.err(
                     t.span(),
                     format!(
-                        "{owner}: tolerance {} must be a positive distance in metres",
-                        t.get_ref()
+                        "{owner}: tolerance {} must be a distance above 0 (model units)",
+                        t.get_ref().get()
                     ),
                 ));
             }
-            Some(t) => *t.get_ref(),
+            Some(t) => t.get_ref().get(),
             None => IterLimits::default().tolerance,
         },
     })
@@ -203,7 +267,7 @@ fn kind(
             }
             IkKind::TwoBone {
                 job: TwoBoneJob::new(skeleton, root, mid, end).map_err(job_err)?,
-                pole: axis(ctx, c, owner, "pole", s.pole, Vec3::Z)?,
+                pole: axis(ctx, owner, "pole", s.pole.as_ref(), Vec3::Z)?,
             }
         }
         "ccd" => {
@@ -224,8 +288,8 @@ fn kind(
             let [joint] = joints[..] else {
                 return Err(ctx.err(span(), format!("{owner}: aim turns exactly 1 joint")));
             };
-            let forward = axis(ctx, c, owner, "forward", s.forward, Vec3::Z)?;
-            let up = axis(ctx, c, owner, "up", s.up, Vec3::Y)?;
+            let forward = axis(ctx, owner, "forward", s.forward.as_ref(), Vec3::Z)?;
+            let up = axis(ctx, owner, "up", s.up.as_ref(), Vec3::Y)?;
             IkKind::Aim(AimJob::new(skeleton, joint, forward, up).map_err(job_err)?)
         }
         other => {
@@ -266,22 +330,41 @@ fn chain_linked(
     Ok(())
 }
 
-/// An axis or direction from the file, or `default`. It must be finite and not zero, or the
-/// solvers would quietly do nothing.
+/// An axis or direction from the file, or `default`. It must not be zero, or the solvers would
+/// quietly do nothing; its length must be finite too (components near f32's limit overflow
+/// it). Errors are reported on the key's own line.
 fn axis(
     ctx: &Ctx,
-    c: &Spanned<IkSpec>,
     owner: &str,
     key: &str,
-    v: Option<[f32; 3]>,
+    v: Option<&Spanned<[Number; 3]>>,
     default: Vec3,
 ) -> Result<Vec3, CharacterError> {
-    match v.map(Vec3::from) {
-        None => Ok(default),
-        Some(x) if x.is_finite() && x.length() > 1e-6 => Ok(x),
-        Some(x) => Err(ctx.err(
-            c.span(),
-            format!("{owner}: {key} {x} must be a finite, non-zero vector"),
-        )),
+    let Some(v) = v else {
+        return Ok(default);
+    };
+    let x = Vec3::from(v.get_ref().map(Number::get));
+    if x.length().is_finite() && x.length() > 1e-6 {
+        Ok(x)
+    } else {
+        // f32's own `e` form: widening to f64 first would print 3e38 as 3.0000000054977558e38.
+        let shown: Vec<String> = x
+            .to_array()
+            .iter()
+            .map(|c| {
+                if c.abs() >= 1e16 {
+                    format!("{c:e}")
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        Err(ctx.err(
+            v.span(),
+            format!(
+                "{owner}: {key} [{}] must be a non-zero vector of finite length",
+                shown.join(", ")
+            ),
+        ))
     }
 }

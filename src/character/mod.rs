@@ -6,6 +6,9 @@
 //! (both through the shared look-ups of `context.rs`),
 //! and `ik.rs` holds its IK chains, checked once at load and run after FK on every pose.
 //!
+//! `nesting.rs` checks how the named trees nest before any tree is built, so no file can make
+//! loading recurse without bound or expand into more than [`MAX_TREE_NODES`] nodes.
+//!
 //! Errors name the file, the line and the element, for instance
 //! `mannequin.toml:42: state 'jog' uses clip 'Jogg', which the model does not have; clips are:
 //! idle, walk, run, wave`. The format is described in docs/CHARACTER.md.
@@ -14,8 +17,11 @@ mod context;
 mod error;
 mod file;
 mod ik;
+mod nesting;
+pub mod number;
 mod poser;
 mod resolve;
+pub(crate) mod toml_error;
 mod tree;
 
 use std::path::{Path, PathBuf};
@@ -34,6 +40,26 @@ use crate::import::Model;
 
 /// Default crossfade length of a transition without `duration`, seconds.
 pub const DEFAULT_CROSSFADE: f32 = 0.25;
+
+/// Most levels a state's blend tree may nest, counting each `tree = NAME` node and the named
+/// tree it brings in. Building a tree recurses once per level, about 4 KiB of stack each in a
+/// debug build (measured: 100 levels of layers fit a 512 KiB stack, 150 do not), so a chain of
+/// thousands of named trees would overflow a thread's stack; 64 levels take about a quarter of
+/// the smallest stack Rust gives a thread (2 MiB), and real blend trees nest a dozen levels or
+/// fewer.
+pub const MAX_TREE_DEPTH: u64 = 64;
+
+/// Most blend-tree nodes a character's states hold in all, counting each named tree once for
+/// every place that uses it (it is copied there), plus the nodes written in the named trees
+/// themselves. A tree that uses the next one twice doubles per level, so a file of a few lines
+/// could otherwise ask for billions of nodes; real characters hold tens to hundreds.
+pub const MAX_TREE_NODES: u64 = 65_536;
+
+/// Most per-joint values a character's masks, layer nodes and additive nodes hold in all
+/// (each holds one weight or transform per joint of the skeleton): 4 Mi values, at most 160 MiB
+/// of reference poses, which keeps the product of a large skeleton and many such nodes from
+/// exhausting memory. The mannequin's 19 joints allow over 200,000 of them.
+pub const MAX_JOINT_VALUES: u64 = 1 << 22;
 
 /// A loaded character: the model (with root-motion clips made in place), per-clip events and
 /// motion tracks, the state machine and the IK chains.
@@ -64,9 +90,9 @@ impl Character {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
-        let text = std::fs::read_to_string(path).map_err(|source| CharacterError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| CharacterError::Io {
             file: file.clone(),
-            source,
+            error,
         })?;
         Self::parse(&text, &file, path.parent().unwrap_or(Path::new(".")), path)
     }

@@ -8,10 +8,13 @@ use std::path::Path;
 
 use toml::Spanned;
 
-use super::context::{Ctx, line_of};
+use super::context::{Ctx, line_of, listing};
 use super::error::CharacterError;
 use super::file::{CharacterFile, TransitionSpec};
-use super::{Character, DEFAULT_CROSSFADE, ik};
+use super::number::{parse_f32, to_f32};
+use super::toml_error::located;
+use super::tree::Named;
+use super::{Character, DEFAULT_CROSSFADE, ik, nesting};
 use crate::anim::events::{Event, EventTrack};
 use crate::anim::graph::BlendTree;
 use crate::anim::root_motion::{self, MotionTrack};
@@ -26,10 +29,13 @@ pub(super) fn resolve(
     dir: &Path,
     path: &Path,
 ) -> Result<Character, CharacterError> {
-    let spec: CharacterFile = toml::from_str(text).map_err(|e| CharacterError::Syntax {
-        file: file.to_string(),
-        line: e.span().map_or(1, |s| line_of(text, s.start)),
-        message: e.message().trim_end().to_string(),
+    let spec: CharacterFile = toml::from_str(text).map_err(|e| {
+        let (line, message) = located(text, &e);
+        CharacterError::Syntax {
+            file: file.to_string(),
+            line,
+            message,
+        }
     })?;
     let merge = match spec
         .merge_animations
@@ -57,33 +63,29 @@ pub(super) fn resolve(
             ..Default::default()
         },
     )
-    .map_err(|source| CharacterError::Model {
+    .map_err(|error| CharacterError::Model {
         file: file.to_string(),
         line: line_of(text, spec.model.span().start),
-        source: Box::new(source),
+        error: Box::new(error),
     })?;
     let (events, motion) = clip_options(&spec, file, text, &mut model)?;
 
-    let mut ctx = Ctx {
-        file: file.to_string(),
-        text,
-        model: &model,
-        params: Vec::new(),
-        masks: BTreeMap::new(),
-        trees: &spec.trees,
-    };
-    ctx.params = parameters(&ctx, &spec)?;
+    let mut ctx = Ctx::new(file, text, &model, &spec.trees);
+    let params = parameters(&ctx, &spec)?;
+    ctx.set_params(params);
+    // Before anything is built: what the trees would cost, and that they nest finitely.
+    nesting::check(&ctx, &spec)?;
     ctx.masks = masks(&ctx, &spec)?;
 
     // Every named tree must resolve, used or not, so that a typo never waits for the day
-    // a state starts using it.
+    // a state starts using it. Each is checked once, on its own (the trees it names are
+    // checked on their own too), so that checking them is linear in the file.
     for (name, tree) in &spec.trees {
-        let mut expanding = vec![name.clone()];
         ctx.node(
             tree,
             &format!("tree '{name}'"),
             &mut Vec::new(),
-            &mut expanding,
+            Named::Skip,
             false,
         )?;
     }
@@ -95,8 +97,14 @@ pub(super) fn resolve(
         });
     }
     let states = states(&ctx, &spec)?;
+    let state_names: BTreeMap<&str, usize> = spec
+        .states
+        .keys()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), i))
+        .collect();
     let initial = match &spec.initial {
-        Some(name) => state_index(&ctx, &spec, name, "initial")?,
+        Some(name) => state_index(&ctx, &state_names, name, "initial")?,
         None if states.len() == 1 => 0,
         None => {
             return Err(CharacterError::Invalid {
@@ -110,7 +118,7 @@ pub(super) fn resolve(
         .transitions
         .iter()
         .enumerate()
-        .map(|(i, t)| transition(&ctx, &spec, i, t))
+        .map(|(i, t)| transition(&ctx, &state_names, i, t))
         .collect::<Result<Vec<_>, _>>()?;
     let ik = spec
         .ik
@@ -146,14 +154,7 @@ fn clip_options(
     let mut events = vec![EventTrack::default(); model.clips.len()];
     let mut motion = vec![None; model.clips.len()];
     {
-        let ctx = Ctx {
-            file: file.to_string(),
-            text,
-            model: &*model,
-            params: Vec::new(),
-            masks: BTreeMap::new(),
-            trees: &spec.trees,
-        };
+        let ctx = Ctx::new(file, text, model, &spec.trees);
         let root = match &spec.root_joint {
             Some(r) => ctx.joint(r.get_ref(), r.span(), "root_joint")?,
             None => 0,
@@ -165,7 +166,7 @@ fn clip_options(
             let duration = model.clips[c].duration();
             let mut list = Vec::new();
             for e in &clip_spec.get_ref().events {
-                let t = e.get_ref().time;
+                let t = e.get_ref().time.get();
                 if !(0.0..=duration).contains(&t) {
                     return Err(ctx.err(
                         e.span(),
@@ -217,12 +218,13 @@ fn parameters(ctx: &Ctx, spec: &CharacterFile) -> Result<Vec<ParamDef>, Characte
         let default = match (&p.get_ref().default, kind) {
             (None, _) => 0.0,
             (Some(v), ParamKind::Float) => match v.get_ref() {
-                toml::Value::Float(f) if f.is_finite() => *f as f32,
+                toml::Value::Float(f) => to_f32(*f)
+                    .map_err(|e| ctx.err(v.span(), format!("parameter '{name}': default {e}")))?,
                 toml::Value::Integer(i) => *i as f32,
                 _ => {
                     return Err(ctx.err(
                         v.span(),
-                        format!("parameter '{name}': default must be a finite number"),
+                        format!("parameter '{name}': default must be a number"),
                     ));
                 }
             },
@@ -254,13 +256,13 @@ fn masks(ctx: &Ctx, spec: &CharacterFile) -> Result<BTreeMap<String, Vec<f32>>, 
         let mut weights = vec![0.0f32; model.skeleton.len()];
         let m_spec = m.get_ref();
         let subtree_weight = match &m_spec.weight {
-            Some(w) if !(0.0..=1.0).contains(w.get_ref()) => {
+            Some(w) if !(0.0..=1.0).contains(&w.get_ref().get()) => {
                 return Err(ctx.err(
                     w.span(),
-                    format!("{owner}: weight {} is outside [0, 1]", w.get_ref()),
+                    format!("{owner}: weight {} is outside [0, 1]", w.get_ref().get()),
                 ));
             }
-            Some(w) => *w.get_ref(),
+            Some(w) => w.get_ref().get(),
             None => 1.0,
         };
         if let Some(root) = &m_spec.subtree {
@@ -269,16 +271,14 @@ fn masks(ctx: &Ctx, spec: &CharacterFile) -> Result<BTreeMap<String, Vec<f32>>, 
         }
         for (joint, w) in &m_spec.joints {
             let j = ctx.joint(joint, w.span(), &owner)?;
-            if !(0.0..=1.0).contains(w.get_ref()) {
+            let w_value = w.get_ref().get();
+            if !(0.0..=1.0).contains(&w_value) {
                 return Err(ctx.err(
                     w.span(),
-                    format!(
-                        "{owner}: weight {} of joint '{joint}' is outside [0, 1]",
-                        w.get_ref()
-                    ),
+                    format!("{owner}: weight {w_value} of joint '{joint}' is outside [0, 1]"),
                 ));
             }
-            weights[j] = *w.get_ref();
+            weights[j] = w_value;
         }
         if m_spec.subtree.is_none() && m_spec.joints.is_empty() {
             return Err(ctx.err(
@@ -298,7 +298,7 @@ fn states(ctx: &Ctx, spec: &CharacterFile) -> Result<Vec<State>, CharacterError>
     for (name, node) in &spec.states {
         let owner = format!("state '{name}'");
         let mut nodes = Vec::new();
-        let root = ctx.node(node, &owner, &mut nodes, &mut Vec::new(), false)?;
+        let root = ctx.node(node, &owner, &mut nodes, Named::Expand, false)?;
         let tree = BlendTree::new(nodes, root, &model.skeleton, &model.clips, ctx.params.len())
             .map_err(|e| ctx.err(node.span(), format!("{owner}: {e}")))?;
         states.push(State {
@@ -309,32 +309,30 @@ fn states(ctx: &Ctx, spec: &CharacterFile) -> Result<Vec<State>, CharacterError>
     Ok(states)
 }
 
-/// The index of the state `name`, which `what` names.
+/// The index of the state `name`, which `what` names, among `states` (by name).
 fn state_index(
     ctx: &Ctx,
-    spec: &CharacterFile,
+    states: &BTreeMap<&str, usize>,
     name: &Spanned<String>,
     what: &str,
 ) -> Result<usize, CharacterError> {
-    spec.states
-        .keys()
-        .position(|k| k == name.get_ref())
-        .ok_or_else(|| {
-            ctx.err(
-                name.span(),
-                format!(
-                    "{what} names state '{}', which is not defined; states are: {}",
-                    name.get_ref(),
-                    spec.states.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
-            )
-        })
+    states.get(name.get_ref().as_str()).copied().ok_or_else(|| {
+        let names: Vec<&str> = states.keys().copied().collect();
+        ctx.err(
+            name.span(),
+            format!(
+                "{what} names state '{}', which is not defined; states are: {}",
+                name.get_ref(),
+                listing(&names)
+            ),
+        )
+    })
 }
 
 /// Transition `i` (0-based) of the file.
 fn transition(
     ctx: &Ctx,
-    spec: &CharacterFile,
+    states: &BTreeMap<&str, usize>,
     i: usize,
     t: &Spanned<TransitionSpec>,
 ) -> Result<Transition, CharacterError> {
@@ -348,34 +346,37 @@ fn transition(
     let from = if ts.from.get_ref() == "*" {
         None
     } else {
-        Some(state_index(ctx, spec, &ts.from, &what)?)
+        Some(state_index(ctx, states, &ts.from, &what)?)
     };
-    let to = state_index(ctx, spec, &ts.to, &what)?;
+    let to = state_index(ctx, states, &ts.to, &what)?;
     let mut conditions = Vec::new();
     for c in &ts.when {
         conditions.push(parse_condition(ctx, c, &what)?);
     }
     let duration = match &ts.duration {
-        Some(d) if !(d.get_ref().is_finite() && *d.get_ref() >= 0.0) => {
+        Some(d) if d.get_ref().get() < 0.0 => {
             return Err(ctx.err(
                 d.span(),
-                format!("{what}: duration {} must be >= 0 seconds", d.get_ref()),
+                format!(
+                    "{what}: duration {} must be >= 0 seconds",
+                    d.get_ref().get()
+                ),
             ));
         }
-        Some(d) => *d.get_ref(),
+        Some(d) => d.get_ref().get(),
         None => DEFAULT_CROSSFADE,
     };
     let exit_time = match &ts.exit_time {
-        Some(e) if !(e.get_ref().is_finite() && *e.get_ref() >= 0.0) => {
+        Some(e) if e.get_ref().get() < 0.0 => {
             return Err(ctx.err(
                 e.span(),
                 format!(
                     "{what}: exit_time {} must be >= 0 (in cycles of the source state)",
-                    e.get_ref()
+                    e.get_ref().get()
                 ),
             ));
         }
-        Some(e) => Some(*e.get_ref()),
+        Some(e) => Some(e.get_ref().get()),
         None => None,
     };
     if conditions.is_empty() && exit_time.is_none() {
@@ -410,21 +411,8 @@ fn parse_condition(
     ] {
         if let Some((name, value)) = text.split_once(op) {
             let name = name.trim();
-            let value: f32 = value.trim().parse().map_err(|_| {
-                ctx.err(
-                    span.clone(),
-                    format!(
-                        "{what}: condition '{text}': '{}' is not a number",
-                        value.trim()
-                    ),
-                )
-            })?;
-            if !value.is_finite() {
-                return Err(ctx.err(
-                    span,
-                    format!("{what}: condition '{text}': the value must be finite"),
-                ));
-            }
+            let value = parse_f32(value)
+                .map_err(|e| ctx.err(span.clone(), format!("{what}: condition '{text}': {e}")))?;
             return Ok(make(
                 ctx.param(name, span, what, &[ParamKind::Float])?,
                 value,

@@ -1,6 +1,10 @@
 //! Blend-tree nodes of a character file (`clip`, `tree`, `blend1d`, `layer`, `additive`)
 //! resolved into the animation core's [`Node`]s, flattened children-first into one list, with
-//! named trees expanded in place and cycles between them refused.
+//! named trees expanded in place.
+//!
+//! This recurses through named trees: `nesting.rs` has checked beforehand that every named
+//! tree exists, none contains itself, and how deep and large the expansion gets, so the
+//! recursion here is bounded by [`MAX_TREE_DEPTH`](super::MAX_TREE_DEPTH) levels.
 
 use std::ops::Range;
 
@@ -9,32 +13,47 @@ use toml::Spanned;
 use super::context::{Ctx, listing};
 use super::error::CharacterError;
 use super::file::{NodeSpec, ReferenceSpec};
+use super::number::to_f32;
 use crate::anim::graph::{Node, NodeId};
 use crate::anim::state_machine::ParamKind;
 use crate::anim::{Playback, Transform, sample};
 
+/// What a `tree = NAME` node becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Named {
+    /// The named tree, built in its place (for a state's blend tree).
+    Expand,
+    /// A stand-in node: the named tree is checked on its own. For checking each named tree
+    /// once, whoever uses it, so that checking them all is linear in the file; the nodes built
+    /// so are thrown away.
+    Skip,
+}
+
 impl Ctx<'_> {
-    /// Builds the node `spec` (and its children) into `nodes`; returns its id. `expanding`
-    /// names the trees being expanded (to refuse cycles); `in_blend` allows `at`.
+    /// Builds the node `spec` (and its children) into `nodes`; returns its id. `named` says
+    /// what `tree = NAME` nodes become; `in_blend` allows `at`.
     pub(super) fn node(
         &self,
         spec: &Spanned<NodeSpec>,
         owner: &str,
         nodes: &mut Vec<Node>,
-        expanding: &mut Vec<String>,
+        named: Named,
         in_blend: bool,
     ) -> Result<NodeId, CharacterError> {
         let s = spec.get_ref();
         let span = spec.span();
         self.check_node_keys(s, span.clone(), owner, in_blend)?;
         let speed = match &s.speed {
-            Some(v) if !(v.get_ref().is_finite() && *v.get_ref() > 0.0) => {
+            Some(v) if v.get_ref().get() <= 0.0 => {
                 return Err(self.err(
                     v.span(),
-                    format!("{owner}: speed {} must be a positive number", v.get_ref()),
+                    format!(
+                        "{owner}: speed {} must be a positive number",
+                        v.get_ref().get()
+                    ),
                 ));
             }
-            Some(v) => *v.get_ref(),
+            Some(v) => v.get_ref().get(),
             None => 1.0,
         };
         let looping = s.looping.unwrap_or(true);
@@ -55,14 +74,14 @@ impl Ctx<'_> {
             }
         } else if let Some(tree) = &s.tree {
             self.refuse_keys(&span, owner, &leaf_only)?;
-            return self.named_tree(tree, owner, nodes, expanding);
+            return self.named_tree(tree, owner, nodes, named);
         } else if let Some(param) = &s.blend1d {
-            self.blend1d(spec, param, owner, nodes, expanding)?
+            self.blend1d(spec, param, owner, nodes, named)?
         } else if let Some(over) = &s.layer {
-            self.layer(spec, over, owner, nodes, expanding)?
+            self.layer(spec, over, owner, nodes, named)?
         } else if let Some(clip_name) = &s.additive {
             let leaf = (speed, looping);
-            self.additive(spec, clip_name, leaf, owner, (&mut *nodes, &mut *expanding))?
+            self.additive(spec, clip_name, leaf, owner, (&mut *nodes, named))?
         } else {
             unreachable!("exactly one kind was checked above")
         };
@@ -126,13 +145,13 @@ impl Ctx<'_> {
         }
     }
 
-    /// A `tree = NAME` node: the named tree, expanded in place.
+    /// A `tree = NAME` node: the named tree, expanded in place (or a stand-in, see [`Named`]).
     fn named_tree(
         &self,
         tree: &Spanned<String>,
         owner: &str,
         nodes: &mut Vec<Node>,
-        expanding: &mut Vec<String>,
+        named: Named,
     ) -> Result<NodeId, CharacterError> {
         let name = tree.get_ref();
         let Some(def) = self.trees.get(name) else {
@@ -145,18 +164,16 @@ impl Ctx<'_> {
                 ),
             ));
         };
-        if expanding.contains(name) {
-            let mut cycle = expanding.clone();
-            cycle.push(name.clone());
-            return Err(self.err(
-                tree.span(),
-                format!("tree '{name}' contains itself: {}", cycle.join(" -> ")),
-            ));
+        if named == Named::Skip {
+            // Never built into a tree: the list is thrown away after the check.
+            nodes.push(Node::Clip {
+                clip: 0,
+                speed: 1.0,
+                looping: true,
+            });
+            return Ok(nodes.len() - 1);
         }
-        expanding.push(name.clone());
-        let id = self.node(def, &format!("tree '{name}'"), nodes, expanding, false)?;
-        expanding.pop();
-        Ok(id)
+        self.node(def, &format!("tree '{name}'"), nodes, named, false)
     }
 
     /// A `blend1d = PARAM` node: children placed at increasing positions on a float axis.
@@ -166,7 +183,7 @@ impl Ctx<'_> {
         param: &Spanned<String>,
         owner: &str,
         nodes: &mut Vec<Node>,
-        expanding: &mut Vec<String>,
+        named: Named,
     ) -> Result<Node, CharacterError> {
         let s = spec.get_ref();
         let span = spec.span();
@@ -198,25 +215,17 @@ impl Ctx<'_> {
                     ),
                 )
             })?;
+            let at_value = at.get_ref().get();
             if let Some(prev) = positions.last()
-                && *at.get_ref() <= *prev
+                && at_value <= *prev
             {
                 return Err(self.err(
                     at.span(),
-                    format!(
-                        "{owner}: blend1d positions must increase; {} follows {prev}",
-                        at.get_ref()
-                    ),
+                    format!("{owner}: blend1d positions must increase; {at_value} follows {prev}"),
                 ));
             }
-            if !at.get_ref().is_finite() {
-                return Err(self.err(
-                    at.span(),
-                    format!("{owner}: position must be a finite number"),
-                ));
-            }
-            positions.push(*at.get_ref());
-            ids.push(self.node(child, owner, nodes, expanding, true)?);
+            positions.push(at_value);
+            ids.push(self.node(child, owner, nodes, named, true)?);
         }
         Ok(Node::Blend1D {
             param: p,
@@ -232,7 +241,7 @@ impl Ctx<'_> {
         over: &Spanned<NodeSpec>,
         owner: &str,
         nodes: &mut Vec<Node>,
-        expanding: &mut Vec<String>,
+        named: Named,
     ) -> Result<Node, CharacterError> {
         let s = spec.get_ref();
         let span = spec.span();
@@ -272,8 +281,8 @@ impl Ctx<'_> {
                 )
             })?;
         let weight = self.weight(&s.weight, owner)?;
-        let base = self.node(base, owner, nodes, expanding, false)?;
-        let over = self.node(over, owner, nodes, expanding, false)?;
+        let base = self.node(base, owner, nodes, named, false)?;
+        let over = self.node(over, owner, nodes, named, false)?;
         Ok(Node::Layer {
             base,
             over,
@@ -290,7 +299,7 @@ impl Ctx<'_> {
         clip_name: &Spanned<String>,
         (speed, looping): (f32, bool),
         owner: &str,
-        (nodes, expanding): (&mut Vec<Node>, &mut Vec<String>),
+        (nodes, named): (&mut Vec<Node>, Named),
     ) -> Result<Node, CharacterError> {
         let s = spec.get_ref();
         let span = spec.span();
@@ -311,7 +320,7 @@ impl Ctx<'_> {
         })?;
         let reference = self.reference(s.reference.as_ref(), clip, owner)?;
         let weight = self.weight(&s.weight, owner)?;
-        let base = self.node(base, owner, nodes, expanding, false)?;
+        let base = self.node(base, owner, nodes, named, false)?;
         Ok(Node::Additive {
             base,
             clip,
@@ -340,12 +349,13 @@ impl Ctx<'_> {
                 other => return Err(self.err(span, format!("{owner}: reference '{other}' is not 'rest', 'first_frame' or {{ clip = NAME, time = SECONDS }}"))),
             },
             Some((ReferenceSpec::ClipAt(at), span)) => {
-                let c = self.clip(&at.clip, owner)?;
+                let c = self.clip(&Spanned::new(span.clone(), at.clip.clone()), owner)?;
                 let clip = &self.model.clips[c];
-                if !(at.time.is_finite() && (0.0..=clip.duration()).contains(&at.time)) {
-                    return Err(self.err(span, format!("{owner}: reference time {} s is outside clip '{}' (0 to {} s)", at.time, clip.name(), clip.duration())));
+                let time = to_f32(at.time).map_err(|e| self.err(span.clone(), format!("{owner}: reference time: {e}")))?;
+                if !(0.0..=clip.duration()).contains(&time) {
+                    return Err(self.err(span, format!("{owner}: reference time {time} s is outside clip '{}' (0 to {} s)", clip.name(), clip.duration())));
                 }
-                sample(clip, skeleton, clip.local_time(at.time, Playback::Clamp), &mut pose);
+                sample(clip, skeleton, clip.local_time(time, Playback::Clamp), &mut pose);
             }
         }
         Ok(pose)

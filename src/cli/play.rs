@@ -13,6 +13,8 @@ use toml::Spanned;
 
 use crate::anim::state_machine::ParamKind;
 use crate::character::Character;
+use crate::character::number::{Number, short, to_f32};
+use crate::character::toml_error::{line_of, located};
 
 /// Arguments of `throng play`.
 #[derive(Debug, clap::Args)]
@@ -26,11 +28,18 @@ pub struct Args {
     script: PathBuf,
 }
 
+/// Most steps a script may ask for: each prints a JSON line of 100 bytes or more, so a million
+/// is over 100 MB of output and 4.6 hours of play at 60 steps per second; more is a typo, and
+/// would keep the command busy for hours.
+const MAX_STEPS: i64 = 1_000_000;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Script {
-    dt: Option<Spanned<f32>>,
-    steps: Spanned<u32>,
+    dt: Option<Spanned<Number>>,
+    /// Read as any value, so that a huge or fractional one gets the range message rather than
+    /// serde's.
+    steps: Spanned<toml::Value>,
     #[serde(default)]
     set: Vec<Spanned<BTreeMap<String, Spanned<toml::Value>>>>,
 }
@@ -73,8 +82,12 @@ struct EventOut<'a> {
     weight: f32,
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text.get(..offset).unwrap_or(text).matches('\n').count() + 1
+/// A TOML value for a message: floats as [`short`] writes them (`1e39`, not forty digits).
+fn shown(v: &toml::Value) -> String {
+    match v {
+        toml::Value::Float(f) => short(*f),
+        other => other.to_string(),
+    }
 }
 
 pub(super) fn run(args: &Args) -> Result<()> {
@@ -83,39 +96,56 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let text =
         std::fs::read_to_string(&args.script).with_context(|| format!("{name}: cannot read"))?;
     let script: Script = toml::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{name}:{}: {}",
-            e.span().map_or(1, |s| line_of(&text, s.start)),
-            e.message().trim_end()
-        )
+        let (line, message) = located(&text, &e);
+        anyhow::anyhow!("{name}:{line}: {message}")
     })?;
     let dt = match &script.dt {
-        Some(d) if !(d.get_ref().is_finite() && *d.get_ref() > 0.0) => bail!(
+        Some(d) if d.get_ref().get() <= 0.0 => bail!(
             "{name}:{}: dt {} must be a positive number of seconds",
             line_of(&text, d.span().start),
-            d.get_ref()
+            d.get_ref().get()
         ),
-        Some(d) => *d.get_ref(),
+        Some(d) => d.get_ref().get(),
         None => 1.0 / 60.0,
+    };
+    let steps_line = line_of(&text, script.steps.span().start);
+    let steps = match script.steps.get_ref() {
+        toml::Value::Integer(n) => match u32::try_from(*n) {
+            Ok(s) if i64::from(s) <= MAX_STEPS => s,
+            _ => bail!("{name}:{steps_line}: steps {n} is out of range: give 0 to {MAX_STEPS}"),
+        },
+        other => bail!(
+            "{name}:{steps_line}: steps = {}: give a whole number of steps, 0 to {MAX_STEPS}",
+            shown(other)
+        ),
     };
     let machine = &character.machine;
     let model = &character.model;
+    let params: BTreeMap<&str, usize> = machine
+        .params()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name.as_str(), i))
+        .collect();
     // Resolve the script's changes up front so that a typo fails before any output.
     let mut changes: Vec<(u32, usize, f32)> = Vec::new();
     for set in &script.set {
         let line = line_of(&text, set.span().start);
         let table = set.get_ref();
-        let steps = *script.steps.get_ref();
         let step = match table.get("step").map(|v| v.get_ref()) {
             Some(toml::Value::Integer(s)) if (0..i64::from(steps)).contains(s) => *s as u32,
             Some(toml::Value::Integer(s)) => {
                 bail!("{name}:{line}: step {s} is outside the script's {steps} steps")
             }
+            Some(other) => bail!(
+                "{name}:{line}: step = {}: give a whole step number below the script's {steps} steps",
+                shown(other)
+            ),
             _ => bail!("{name}:{line}: [[set]] needs 'step = N' (a step number >= 0)"),
         };
         for (key, value) in table.iter().filter(|(k, _)| k.as_str() != "step") {
             let line = line_of(&text, value.span().start);
-            let Some(p) = machine.param(key) else {
+            let Some(&p) = params.get(key.as_str()) else {
                 let names: Vec<&str> = machine.params().iter().map(|p| p.name.as_str()).collect();
                 bail!(
                     "{name}:{line}: {} has no parameter '{key}'; parameters are: {}",
@@ -127,9 +157,11 @@ pub(super) fn run(args: &Args) -> Result<()> {
             let v = match value.get_ref() {
                 toml::Value::Boolean(b) if !float => f32::from(u8::from(*b)),
                 toml::Value::Integer(i) if float => *i as f32,
-                toml::Value::Float(f) if float && f.is_finite() => *f as f32,
+                toml::Value::Float(f) if float => {
+                    to_f32(*f).map_err(|e| anyhow::anyhow!("{name}:{line}: {key}: {e}"))?
+                }
                 _ if float => {
-                    bail!("{name}:{line}: '{key}' is a float parameter: give a finite number")
+                    bail!("{name}:{line}: '{key}' is a float parameter: give a number")
                 }
                 _ => bail!(
                     "{name}:{line}: '{key}' is a bool or trigger parameter: give true or false"
@@ -146,7 +178,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let state_name = |s: usize| machine.states()[s].name.as_str();
     let mut next_change = 0;
     let has_motion = character.motion.iter().any(Option::is_some);
-    for step in 0..*script.steps.get_ref() {
+    for step in 0..steps {
         while let Some(&(at, p, v)) = changes.get(next_change)
             && at <= step
         {

@@ -11,6 +11,8 @@ use serde::Serialize;
 
 use super::{MergeArg, load_model};
 use crate::anim::Playback;
+use crate::anim::state_machine::ParamKind;
+use crate::character::number::{parse_f32, to_f32};
 use crate::character::{Character, Poser};
 use crate::import::Model;
 
@@ -39,8 +41,9 @@ pub struct Args {
     /// Time in seconds; repeatable. Clips: clamped to [0, duration], never wrapped. States: the
     /// state plays from its start for this long with the given parameters.
     /// Default: 0 and the midpoint of each clip (states: 0 and half a cycle).
+    /// Read at f64 so that a value beyond f32 is reported as out of range rather than as inf.
     #[arg(long = "time", value_name = "T", allow_negative_numbers = true)]
-    times: Vec<f32>,
+    times: Vec<f64>,
     /// Also print the skinned world-space vertices of every primitive.
     #[arg(long)]
     positions: bool,
@@ -154,7 +157,12 @@ impl Buffers {
     }
 }
 
-fn clip_samples(model: &Model, args: &Args, b: &mut Buffers) -> Result<Vec<SampleOut>> {
+fn clip_samples(
+    model: &Model,
+    args: &Args,
+    given: &[f32],
+    b: &mut Buffers,
+) -> Result<Vec<SampleOut>> {
     let clips: Vec<Option<usize>> = match &args.clip {
         Some(key) => match model.find_clip(key) {
             Some(i) => vec![Some(i)],
@@ -176,8 +184,8 @@ fn clip_samples(model: &Model, args: &Args, b: &mut Buffers) -> Result<Vec<Sampl
     };
     let mut samples = Vec::new();
     for clip in clips {
-        let times = if !args.times.is_empty() {
-            args.times.clone()
+        let times = if !given.is_empty() {
+            given.to_vec()
         } else {
             let d = clip.map_or(0.0, |c| model.clips[c].duration());
             if d > 0.0 {
@@ -220,21 +228,27 @@ pub(super) fn apply_params(
                 names.join(", ")
             );
         };
-        let v = match value.trim() {
-            "true" => 1.0,
-            "false" => 0.0,
-            v => v
-                .parse::<f32>()
-                .ok()
-                .filter(|x| x.is_finite())
-                .with_context(|| format!("--param {a}: '{v}' is not a number or true/false"))?,
+        let float = machine.params()[i].kind == ParamKind::Float;
+        let v = match (value.trim(), float) {
+            ("true", false) => 1.0,
+            ("false", false) => 0.0,
+            (v, true) => parse_f32(v).map_err(|e| anyhow::anyhow!("--param {a}: {e}"))?,
+            (v, false) => bail!(
+                "--param {a}: '{}' is a bool or trigger parameter: give true or false, not '{v}'",
+                name.trim()
+            ),
         };
         params[i] = v;
     }
     Ok(())
 }
 
-fn state_samples(character: &Character, args: &Args, b: &mut Buffers) -> Result<Vec<SampleOut>> {
+fn state_samples(
+    character: &Character,
+    args: &Args,
+    given: &[f32],
+    b: &mut Buffers,
+) -> Result<Vec<SampleOut>> {
     let machine = &character.machine;
     let model = &character.model;
     let state = match &args.state {
@@ -251,7 +265,7 @@ fn state_samples(character: &Character, args: &Args, b: &mut Buffers) -> Result<
     let mut params: Vec<f32> = machine.params().iter().map(|p| p.default).collect();
     apply_params(character, &mut params, &args.params)?;
     let tree = &machine.states()[state].tree;
-    let times = if args.times.is_empty() {
+    let times = if given.is_empty() {
         // Half a cycle: one second of play tells how long a cycle is at these parameters.
         let mut probe = tree.new_state();
         tree.advance(&model.clips, &[], &mut probe, &params, 1.0, |_| {});
@@ -265,7 +279,7 @@ fn state_samples(character: &Character, args: &Args, b: &mut Buffers) -> Result<
             },
         ]
     } else {
-        args.times.clone()
+        given.to_vec()
     };
     let mut samples = Vec::new();
     for time in times {
@@ -282,9 +296,11 @@ fn state_samples(character: &Character, args: &Args, b: &mut Buffers) -> Result<
 }
 
 pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
-    if let Some(t) = args.times.iter().find(|t| !t.is_finite()) {
-        bail!("--time {t}: not a finite number of seconds");
-    }
+    let times = args
+        .times
+        .iter()
+        .map(|t| to_f32(*t).map_err(|e| anyhow::anyhow!("--time: {e}")))
+        .collect::<Result<Vec<f32>>>()?;
     let character = match &args.character {
         Some(path) => Some(Character::load(path)?),
         None => None,
@@ -309,13 +325,13 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
     if character.is_some() && args.clip.is_some() && !args.params.is_empty() {
         bail!("--param sets state parameters; a bare --clip has none");
     }
-    if character.is_some() && args.clip.is_none() && args.times.iter().any(|t| *t < 0.0) {
+    if character.is_some() && args.clip.is_none() && times.iter().any(|t| *t < 0.0) {
         bail!("--time: a state plays forward from its start; give times >= 0");
     }
     let mut buffers = Buffers::new(model);
     let samples = match &character {
-        Some(c) if args.clip.is_none() => state_samples(c, args, &mut buffers)?,
-        _ => clip_samples(model, args, &mut buffers)?,
+        Some(c) if args.clip.is_none() => state_samples(c, args, &times, &mut buffers)?,
+        _ => clip_samples(model, args, &times, &mut buffers)?,
     };
     // Parents are given among the printed joints: the nearest printed ancestor.
     let mut printed_index = vec![None; model.skeleton.len()];

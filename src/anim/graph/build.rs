@@ -278,16 +278,19 @@ fn clocks(nodes: &[Node], order: &[NodeId], root: NodeId) -> Clocks {
             Node::Additive { base, .. } => looping[*base],
         };
     }
+    // Each node's parent, found once: searching the order for it per node would be quadratic
+    // in the tree's size.
+    let mut parent = vec![root; n];
+    for &p in order {
+        for c in children(&nodes[p]) {
+            parent[c] = p;
+        }
+    }
     let mut clock_looping = vec![false; n];
     for &node in order.iter().rev() {
         clock_looping[node] = if synced[node] {
             // Parents come later in post-order, so they were set before their children.
-            let parent = order
-                .iter()
-                .find(|&&p| children(&nodes[p]).contains(&node))
-                .copied()
-                .unwrap_or(root);
-            clock_looping[parent]
+            clock_looping[parent[node]]
         } else {
             looping[node]
         };

@@ -13,6 +13,13 @@ use crate::anim::sample::sample_with_cursor;
 use crate::anim::skeleton::Skeleton;
 use crate::anim::transform::Transform;
 
+/// A phase step of `x` cycles, kept finite: a step of more cycles than an f32 holds (a huge
+/// `dt` on a short clip) would otherwise make the phase `fract(inf)`, NaN, which no sampling
+/// can use. Steps that large are whole numbers of cycles, so the phase stays where it is.
+fn finite(x: f32) -> f32 {
+    if x.is_finite() { x } else { f32::MAX }
+}
+
 impl BlendTree {
     /// The two children a Blend1D mixes at `value` and the weight of the second.
     #[inline]
@@ -73,7 +80,7 @@ impl BlendTree {
         // Phases top-down: the root and layered subtrees run on their own clocks; Blend1D
         // children and bases follow their parent. Event windows are computed in phase with the
         // same sums as the phases, so markers on step boundaries fire exactly once.
-        let step_of = |cycle: f32| if cycle > 0.0 { dt / cycle } else { 0.0 };
+        let step_of = |cycle: f32| if cycle > 0.0 { finite(dt / cycle) } else { 0.0 };
         state.step[self.root] = step_of(state.cycle[self.root]);
         state.prev_elapsed = state.elapsed;
         for &node in self.order.iter().rev() {
@@ -135,7 +142,7 @@ impl BlendTree {
                     state.phase[*base] = phase;
                     state.step[*base] = step;
                     let d = clips[*clip].duration();
-                    let aux_step = if d > 0.0 { dt * speed / d } else { 0.0 };
+                    let aux_step = if d > 0.0 { finite(dt * speed / d) } else { 0.0 };
                     let aux_old = state.aux[node];
                     state.aux_step[node] = aux_step;
                     state.aux[node] = if *looping {

@@ -514,6 +514,36 @@ mod tests {
     }
 
     #[test]
+    fn a_step_of_more_cycles_than_an_f32_holds_keeps_the_phases_finite() {
+        let s = sample_skeleton();
+        let c = clips(&s);
+        let nodes = vec![
+            Node::Additive {
+                base: 1,
+                clip: 0,
+                speed: 2.0,
+                looping: true,
+                reference: s.rest().to_vec(),
+                weight: Weight::Const(1.0),
+            },
+            Node::Clip {
+                clip: 0,
+                speed: 4.0,
+                looping: true,
+            },
+        ];
+        let tree = BlendTree::new(nodes, 0, &s, &c, 0).unwrap();
+        let mut state = tree.new_state();
+        // 3e38 s of a 1 s clip at speeds 2 and 4: 6e38 and 1.2e39 cycles, beyond f32.
+        tree.advance(&c, &[], &mut state, &[], 3e38, |_| {});
+        assert!(tree.node_phases(&state).iter().all(|p| p.is_finite()));
+        let mut scratch = tree.new_scratch();
+        let mut out = vec![Transform::IDENTITY; s.len()];
+        tree.evaluate(&c, &s, &mut state, &[], &mut scratch, &mut out);
+        assert!(out.iter().all(|t| t.is_finite()));
+    }
+
+    #[test]
     fn slots_follow_the_stack_depth() {
         let s = sample_skeleton();
         let c = clips(&s);
