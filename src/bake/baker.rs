@@ -18,7 +18,7 @@ use super::inputs::{TOOL, inputs};
 use super::load::{Loaded, load};
 use super::plan::{Job, JobSource, jobs_for};
 use super::precision;
-use super::recipe::Recipe;
+use super::recipe::{CharacterSpec, Recipe, Size};
 use super::report::BakeReport;
 use super::root_motion::declared_speed;
 use super::root_motion::root_motion;
@@ -176,7 +176,7 @@ fn lock_feet(
 /// (or NaN): the file would be refused by every reader, and the usual cause is a size factor
 /// too large for the model, which the message suggests. This names the cause early, before
 /// meshes and LODs are made; [`Builder::validate`] still checks everything before writing.
-fn out_of_range(l: &Loaded, j: &Job, d: &Done) -> Result<(), BakeError> {
+fn out_of_range(spec: &CharacterSpec, l: &Loaded, j: &Job, d: &Done) -> Result<(), BakeError> {
     let finite = |xs: &[f32]| xs.iter().all(|x| x.is_finite());
     let what = if !d.sampled.texels.iter().all(|t| finite(t)) {
         "texel positions overflow f32"
@@ -200,13 +200,16 @@ fn out_of_range(l: &Loaded, j: &Job, d: &Done) -> Result<(), BakeError> {
     } else {
         return Ok(());
     };
-    Err(BakeError::character(
-        &l.name,
-        format!(
-            "animation '{}': {what} (scale or height too large? the character is {:.3e} m tall)",
-            j.name, l.height
-        ),
-    ))
+    let what = format!(
+        "animation '{}': {what} (scale or height too large? the character is {:.3e} m tall)",
+        j.name, l.height
+    );
+    // Said at the recipe's size key when it gave one (the likely cause).
+    Err(match spec.size {
+        Size::Scale(_) => spec.error("scale", what),
+        Size::Height(_) => spec.error("height", what),
+        Size::Default => BakeError::character(&l.name, what),
+    })
 }
 
 /// Bakes `recipe`.
@@ -275,7 +278,7 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
     }
 
     for (j, d) in jobs.iter().zip(&done) {
-        out_of_range(&loaded[j.character], j, d)?;
+        out_of_range(&recipe.characters[j.character], &loaded[j.character], j, d)?;
     }
 
     let f16_errors: Vec<f32> = done.iter().map(|d| d.sampled.f16_error).collect();

@@ -327,6 +327,9 @@ impl Container {
             file: file.clone(),
             what,
         };
+        if b.is_empty() {
+            return Err(malformed("the file is empty (0 bytes)".to_string()));
+        }
         if b.len() < 8 || b[..8] != MAGIC {
             return Err(FormatError::NotThrong { file });
         }

@@ -38,10 +38,13 @@ fn type_name(ty: u32) -> String {
 /// length its header declares (later bytes are not part of it).
 ///
 /// # Errors
-/// What is wrong, for the caller to prefix with the file name: not glTF at all, a truncated
+/// What is wrong, for the caller to prefix with the file name: an empty file, not glTF at all, a truncated
 /// GLB (the header, a chunk header or a chunk cut short, with both lengths), a GLB version
 /// other than 2, a declared length shorter than the header, or chunks of the wrong type.
 pub(super) fn check(bytes: &[u8]) -> Result<&[u8], String> {
+    if bytes.is_empty() {
+        return Err("the file is empty (0 bytes)".into());
+    }
     let Some(rest) = bytes.strip_prefix(b"glTF") else {
         let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let first = text.iter().find(|b| !b.is_ascii_whitespace());
