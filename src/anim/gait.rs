@@ -218,7 +218,32 @@ struct Cycle<'a> {
     step: f32,
 }
 
-impl Cycle<'_> {
+impl<'a> Cycle<'a> {
+    /// The cycle of `positions` (`frames × feet × points`, `step` seconds apart), or `None`
+    /// with fewer than 3 samples per foot or a step that is not positive.
+    fn new(positions: &'a [Vec3], feet: usize, points: usize, step: f32) -> Option<Self> {
+        let frames = positions.len().checked_div(feet * points).unwrap_or(0);
+        (frames >= 3 && step > 0.0).then_some(Self {
+            positions,
+            feet,
+            points,
+            frames,
+            step,
+        })
+    }
+
+    /// The RMS over the samples flagged in `planted` of the contact's horizontal velocity
+    /// plus `agent` (x, z, units per second), or `None` when none is flagged.
+    fn slip(&self, planted: &[bool], agent: Vec2) -> Option<f32> {
+        let (mut sum, mut count) = (0.0f64, 0usize);
+        for (k, _) in planted.iter().enumerate().filter(|(_, p)| **p) {
+            let v = flat(self.velocity(k / self.feet, k % self.feet));
+            sum += f64::from((v + agent).length_squared());
+            count += 1;
+        }
+        (count > 0).then(|| (sum / count as f64).sqrt() as f32)
+    }
+
     #[inline]
     fn at(&self, i: usize, f: usize, q: usize) -> Vec3 {
         self.positions[(i * self.feet + f) * self.points + q]
@@ -362,19 +387,15 @@ pub fn stance(
     stance: &mut [bool],
 ) {
     stance.iter_mut().for_each(|p| *p = false);
-    let frames = positions.len().checked_div(feet * points).unwrap_or(0);
-    if frames < 3 || step <= 0.0 || height <= 0.0 || stance.len() < frames * feet {
+    let Some(c) = Cycle::new(positions, feet, points, step) else {
+        return;
+    };
+    let n = c.frames * feet;
+    if height <= 0.0 || stance.len() < n {
         return;
     }
-    let c = Cycle {
-        positions,
-        feet,
-        points,
-        frames,
-        step,
-    };
-    let mut velocities = Vec::with_capacity(frames * feet);
-    mark_stance(&c, height, &mut stance[..frames * feet], &mut velocities);
+    let mut velocities = Vec::with_capacity(n);
+    mark_stance(&c, height, &mut stance[..n], &mut velocities);
 }
 
 /// The index (into a foot's `points`) of the contact point of the foot whose `points` points
@@ -399,19 +420,15 @@ pub fn planted(
     planted: &mut [bool],
 ) -> Vec2 {
     planted.iter_mut().for_each(|p| *p = false);
-    let frames = positions.len().checked_div(feet * points).unwrap_or(0);
-    if frames < 3 || step <= 0.0 || height <= 0.0 || planted.len() < frames * feet {
+    let Some(c) = Cycle::new(positions, feet, points, step) else {
+        return Vec2::ZERO;
+    };
+    let n = c.frames * feet;
+    if height <= 0.0 || planted.len() < n {
         return Vec2::ZERO;
     }
-    let c = Cycle {
-        positions,
-        feet,
-        points,
-        frames,
-        step,
-    };
     let p = phases(&c, height);
-    planted[..frames * feet].copy_from_slice(&p.planted);
+    planted[..n].copy_from_slice(&p.planted);
     p.slide
 }
 
@@ -428,25 +445,8 @@ pub fn slide_at(
     height: f32,
     travel: Vec2,
 ) -> Option<f32> {
-    let frames = positions.len().checked_div(feet * points).unwrap_or(0);
-    if frames < 3 || !(step > 0.0 && height > 0.0) {
-        return None;
-    }
-    let c = Cycle {
-        positions,
-        feet,
-        points,
-        frames,
-        step,
-    };
-    let p = phases(&c, height);
-    let (mut sum, mut count) = (0.0f64, 0usize);
-    for (k, _) in p.planted.iter().enumerate().filter(|(_, p)| **p) {
-        let v = flat(c.velocity(k / feet, k % feet));
-        sum += f64::from((v + travel).length_squared());
-        count += 1;
-    }
-    (count > 0).then(|| (sum / count as f64).sqrt() as f32)
+    let c = Cycle::new(positions, feet, points, step).filter(|_| height > 0.0)?;
+    c.slip(&phases(&c, height).planted, travel)
 }
 
 /// Measures the ground speed of one locomotion cycle.
@@ -472,18 +472,14 @@ pub fn measure(
     height: f32,
     forward: Vec3,
 ) -> Result<Gait, NoGait> {
-    let frames = positions.len().checked_div(feet * points).unwrap_or(0);
     let fwd = flat(forward).normalize_or_zero();
-    if frames < 3 || !(step > 0.0 && height > 0.0) || fwd == Vec2::ZERO {
+    // A height that is not positive (or NaN) measures nothing.
+    let Some(c) =
+        Cycle::new(positions, feet, points, step).filter(|_| height > 0.0 && fwd != Vec2::ZERO)
+    else {
         return Err(NoGait::NoFeet);
-    }
-    let c = Cycle {
-        positions,
-        feet,
-        points,
-        frames,
-        step,
     };
+    let frames = c.frames;
     let p = phases(&c, height);
     for f in 0..feet {
         let (lo, hi) = c.range(f);
@@ -520,15 +516,9 @@ pub fn measure(
             travel,
         });
     }
-    let agent = fwd * speed;
-    let mut sum = 0.0f64;
-    for (k, _) in p.planted.iter().enumerate().filter(|(_, p)| **p) {
-        let v = flat(c.velocity(k / feet, k % feet));
-        sum += f64::from((v + agent).length_squared());
-    }
     Ok(Gait {
         speed,
-        foot_slide: (sum / n).sqrt() as f32,
+        foot_slide: c.slip(&p.planted, fwd * speed).unwrap_or(0.0),
         lateral,
         travel,
         feet,
