@@ -193,6 +193,29 @@ fn foot_locking_changes_only_the_legs_of_measured_cycles() {
                         legs_moved |= !same;
                     }
                 }
+                if file.feet_locked(a) {
+                    // Each knee bends in the plane the animation bends it in: locking moves an
+                    // ankle by up to a tenth of the height, which turns the leg's plane by up to
+                    // 9.3° (RobotExpressive's Running); a knee the solve flipped would be 180°
+                    // off. 15° between the bend axes (thigh × shin) of the locked and the
+                    // unlocked pose.
+                    let bind = m.skeleton.inverse_bind();
+                    let at = |ms: &[Mat4], j: usize| (ms[j] * bind[j].inverse().w_axis).truncate();
+                    for leg in &legs {
+                        let bend = |ms: &[Mat4]| {
+                            let (h, k, a) = (at(ms, leg.hip), at(ms, leg.knee), at(ms, leg.ankle));
+                            (k - h).cross(a - k).normalize_or_zero()
+                        };
+                        let angle = bend(&got).angle_between(bend(&was)).to_degrees();
+                        assert!(
+                            angle < 15.0,
+                            "{}: '{}' frame {f}: the knee of joint {} bends {angle:.1}° off the animation's plane",
+                            m.name,
+                            file.str(file.anims()[a].name),
+                            leg.knee
+                        );
+                    }
+                }
             }
             if file.feet_locked(a) {
                 assert!(legs_moved, "{}: locked, but no leg moved", m.name);
