@@ -446,7 +446,9 @@ fn check_truncations(t: &TempDir, stem: &str, bytes: &[u8]) {
         let n = bytes.len() * k / 16;
         let name = format!("{stem}_cut{k}.glb");
         std::fs::write(t.0.join(&name), &bytes[..n]).unwrap();
-        let cause = if n < 4 {
+        let cause = if n == 0 {
+            "the file is empty"
+        } else if n < 4 {
             "not a glTF file"
         } else {
             "truncated GLB"

@@ -172,7 +172,7 @@ fn outputs_that_cannot_be_written_fail_before_the_work() {
     let cases: Vec<(Vec<String>, String)> = vec![
         (
             vec!["bake".into(), empty],
-            format!("{d}/: is a folder; give a file name"),
+            format!("{d}/empty.toml:1: output is empty: give the .throng file to write"),
         ),
         (
             vec!["bake".into(), folder],
