@@ -19,8 +19,10 @@ const DRIFT: f32 = 0.025;
 const HEIGHT: f32 = 1.2;
 
 /// A character of hips (1 m up) and two legs, with a triangle on each, and a clip `run` in
-/// which the hips bob and travel `DRIFT` along +z while the legs swing and come back.
-fn drifting_model() -> PathBuf {
+/// which the hips bob and travel `DRIFT` along +z while the legs swing and come back. `tag`
+/// names its temp dir, one per test: tests run in parallel, and a dir is removed and made anew
+/// by each test that uses its tag.
+fn drifting_model(tag: &str) -> PathBuf {
     let mut g = common::TestGltf::default();
     #[rustfmt::skip]
     let positions = [
@@ -86,7 +88,7 @@ fn drifting_model() -> PathBuf {
                 {"sampler": 2, "target": {"node": 3, "path": "rotation"}}
             ]}]
     }));
-    common::write_gltf("loops-drift", "drift.gltf", &root)
+    common::write_gltf(tag, "drift.gltf", &root)
 }
 
 /// Bakes `recipe` into its output and opens it.
@@ -131,7 +133,7 @@ fn recipe(model: &Path, extra: &str) -> Recipe {
 
 #[test]
 fn a_drifting_cycle_loops_with_its_drift_removed() {
-    let model = drifting_model();
+    let model = drifting_model("loops-drift-loop");
     let out = model.with_extension("throng");
     let (a, file) = bake_open(&Recipe::for_model(&model, &out));
     // Height is the rest pose's, from the feet (0) to the top of the hips' triangle (1.2 m).
@@ -152,7 +154,7 @@ fn a_drifting_cycle_loops_with_its_drift_removed() {
 
 #[test]
 fn once_keeps_a_drifting_clip_a_one_shot_with_its_travel() {
-    let model = drifting_model();
+    let model = drifting_model("loops-drift-once");
     let (a, file) = bake_open(&recipe(&model, "once = [\"run\"]"));
     assert!(!a.looping && a.root_drift.is_none(), "{a:?}");
     // The seam reported is the one with the drift out (what the loop test reads).
