@@ -346,6 +346,58 @@ fn deep_tree_chains_end_cleanly() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A glTF whose `depth` nodes chain one below the other, all joints of one skin.
+fn node_chain(depth: usize) -> String {
+    let mut nodes: Vec<String> = (0..depth - 1)
+        .map(|i| format!("{{\"children\":[{}]}}", i + 1))
+        .collect();
+    nodes.push("{}".to_string());
+    nodes[0] = "{\"children\":[1],\"skin\":0}".to_string();
+    let joints: Vec<String> = (0..depth).map(|i| i.to_string()).collect();
+    format!(
+        "{{\"asset\":{{\"version\":\"2.0\"}},\"scene\":0,\"scenes\":[{{\"nodes\":[0]}}],\"nodes\":[{}],\"skins\":[{{\"joints\":[{}]}}]}}",
+        nodes.join(","),
+        joints.join(",")
+    )
+}
+
+#[test]
+fn deep_node_chains_end_cleanly() {
+    // 65,535 joints is the most a skeleton holds (its joints are u16 indices); 200,000 is
+    // refused as too many. Choosing the joints walked every node's ancestors (quadratic: the
+    // 200,000 chain ran for minutes) and inspect's indentation overflowed `format!`'s width.
+    let dir = common::temp_dir("hostile-nodes");
+    for depth in [65_535, 200_000] {
+        let file = dir.join(format!("chain-{depth}.gltf"));
+        std::fs::write(&file, node_chain(depth)).unwrap();
+        let out = dir.join("out.throng");
+        for args in [
+            vec![OsString::from("inspect"), file.clone().into()],
+            vec![OsString::from("pose"), file.clone().into()],
+            vec![
+                OsString::from("bake"),
+                file.clone().into(),
+                "-o".into(),
+                out.clone().into(),
+            ],
+        ] {
+            let r = run(&dir, &args);
+            check(&r);
+            if depth > 65_535 {
+                assert!(
+                    r.stderr.contains("at most 65535"),
+                    "{}: {}",
+                    r.what,
+                    r.stderr
+                );
+            } else {
+                assert_eq!(r.status.code(), Some(0), "{}: {}", r.what, r.stderr);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn runtime_flags_out_of_range_are_refused_once() {
     let dir = common::temp_dir("hostile-flags");

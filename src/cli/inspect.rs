@@ -121,6 +121,11 @@ pub(super) fn report(model: &Model) -> Report {
     }
 }
 
+/// The deepest indentation of the joint tree, columns: past it, nesting no longer helps the
+/// eye (and a width over 65535 is more than `format!` accepts: a 65,535-deep chain of joints
+/// once made `inspect` panic).
+const MAX_INDENT: usize = 80;
+
 /// Renders the report as indented text.
 pub(super) fn text(r: &Report) -> String {
     let mut s = String::new();
@@ -139,7 +144,7 @@ pub(super) fn text(r: &Report) -> String {
             j.index,
             j.name,
             j.node,
-            indent = depth[j.index] * 2
+            indent = (depth[j.index] * 2).min(MAX_INDENT)
         );
     }
     let _ = writeln!(s, "clips ({}):", r.clips.len());

@@ -209,15 +209,6 @@ pub(super) fn choose_joints(
     })
 }
 
-/// The ancestors of node `i`, nearest first (not `i` itself).
-fn ancestors(parent: &[Option<usize>], mut i: usize) -> impl Iterator<Item = usize> + '_ {
-    std::iter::from_fn(move || {
-        let p = parent[i]?;
-        i = p;
-        Some(p)
-    })
-}
-
 /// Which skins count, by glTF index. Skins used by a mesh of the scene must lie in it; unused
 /// skins count when they do (their joints are posed like any player would), and are ignored
 /// otherwise. A step of its own because both the joint choice and the inverse binds follow it.
@@ -265,38 +256,51 @@ fn mark_joints(
         }
     }
     let has_mesh = |i: usize| doc.nodes().nth(i).is_some_and(|nd| nd.mesh().is_some());
+    // Each rule is one pass over the scene's nodes (parents first, or children first in
+    // reverse), never a walk up every node's ancestors: that is quadratic in the depth, and a
+    // hostile chain of 200,000 nodes took minutes.
+    //
     // Animated nodes above (or at) a joint or a mesh move what is drawn: they must be joints.
-    for &i in &h.order {
-        if is_joint[i] || has_mesh(i) {
-            if animated[i] {
-                is_joint[i] = true;
-            }
-            for a in ancestors(&h.parent, i) {
-                if animated[a] {
-                    is_joint[a] = true;
-                }
-            }
+    // `carries[i]`: node `i` or a node below it is a joint (of a skin) or has a mesh.
+    let mut carries: Vec<bool> = (0..is_joint.len())
+        .map(|i| is_joint[i] || has_mesh(i))
+        .collect();
+    for &i in h.order.iter().rev() {
+        if let (true, Some(p)) = (carries[i], h.parent[i]) {
+            carries[p] = true;
         }
     }
-    // Nodes between two joints carry transforms down the chain: make them joints too.
     for &i in &h.order {
-        if !is_joint[i] {
-            continue;
-        }
-        let chain: Vec<usize> = ancestors(&h.parent, i).collect();
-        if let Some(top) = chain.iter().rposition(|a| is_joint[*a]) {
-            for a in &chain[..top] {
-                is_joint[*a] = true;
-            }
+        if carries[i] && animated[i] {
+            is_joint[i] = true;
         }
     }
-    // A mesh without a skin and without a joint above it becomes its own (static) joint.
+    // Nodes between two joints carry transforms down the chain: make them joints too. A node
+    // is between two joints when a joint lies above it and another below it.
+    let mut below = vec![false; is_joint.len()];
+    for &i in h.order.iter().rev() {
+        if let (true, Some(p)) = (below[i] || is_joint[i], h.parent[i]) {
+            below[p] = true;
+        }
+    }
+    let mut above = vec![false; is_joint.len()];
     for &i in &h.order {
+        above[i] = h.parent[i].is_some_and(|p| above[p] || is_joint[p]);
+    }
+    for &i in &h.order {
+        if above[i] && below[i] {
+            is_joint[i] = true;
+        }
+    }
+    // A mesh without a skin and without a joint above it becomes its own (static) joint; a
+    // mesh below it then has one.
+    for &i in &h.order {
+        above[i] = h.parent[i].is_some_and(|p| above[p] || is_joint[p]);
         let unskinned = doc
             .nodes()
             .nth(i)
             .is_some_and(|nd| nd.mesh().is_some() && nd.skin().is_none());
-        if unskinned && !is_joint[i] && !ancestors(&h.parent, i).any(|a| is_joint[a]) {
+        if unskinned && !is_joint[i] && !above[i] {
             is_joint[i] = true;
         }
     }
@@ -313,6 +317,12 @@ fn skeleton_of(
     of_node: &[Option<usize>],
 ) -> RawSkeleton {
     let mut raw = RawSkeleton::default();
+    // The nearest joint above each node, parents first (one pass rather than a walk up from
+    // every joint).
+    let mut joint_above: Vec<Option<usize>> = vec![None; h.parent.len()];
+    for &i in &h.order {
+        joint_above[i] = h.parent[i].and_then(|p| of_node[p].or(joint_above[p]));
+    }
     for &node in nodes {
         raw.names.push(
             doc.nodes()
@@ -320,7 +330,7 @@ fn skeleton_of(
                 .and_then(|nd| nd.name().map(str::to_string))
                 .unwrap_or_else(|| format!("node_{node}")),
         );
-        let parent_joint = ancestors(&h.parent, node).find_map(|a| of_node[a]);
+        let parent_joint = joint_above[node];
         raw.parents.push(parent_joint);
         raw.rest.push(h.local_trs[node]);
         raw.root_bases.push(match (parent_joint, h.parent[node]) {
