@@ -11,7 +11,7 @@
 //! time of the very first update (every agent finds its LOD group then).
 //! With a GPU adapter (Vulkan, else GL; lavapipe or llvmpipe without a GPU), each frame's
 //! changed records are also written to the renderer's instance buffer
-//! (`CrowdRenderer::upload`, as the demo does), and the upload time and the CPU side of the
+//! (`CrowdRenderer::prepare`, as the demo does), and the upload time and the CPU side of the
 //! frame (update + upload) are printed; the frame is submitted (empty) and waited for outside
 //! the timed part. Without an adapter those columns say `-`.
 //!
@@ -29,7 +29,7 @@ use glam::Vec3;
 use throng::bake::{BakeOptions, Recipe, bake};
 use throng::crowd::{Crowd, CrowdSettings, LodPresets, View};
 use throng::format::ThrongFile;
-use throng::render::{BackendChoice, CrowdFrame, CrowdRenderer, Gpu, SkinningPath};
+use throng::render::{BackendChoice, CrowdFrame, CrowdRenderer, Gpu, PassFormat, SkinningPath};
 
 /// Counts every allocation, on every thread: the bench runs one crowd at a time.
 struct Counting;
@@ -103,8 +103,8 @@ fn upload(
         slot_agent: crowd.slot_agent(),
     };
     let stats = r
-        .upload(g, file, &frame, view.view_proj, SkinningPath::Gpu)
-        .expect("upload");
+        .prepare(g, file, &frame, view.view_proj, SkinningPath::Gpu)
+        .expect("prepare");
     g.queue.submit([]);
     g.device
         .poll(wgpu::PollType::wait_indefinitely())
@@ -139,7 +139,7 @@ fn main() {
         .ok();
     let mut renderer = gpu
         .as_ref()
-        .map(|g| CrowdRenderer::new(g, &file, 1).expect("renderer"));
+        .map(|g| CrowdRenderer::new(g, &file, PassFormat::offscreen(1)).expect("renderer"));
     if let Some(g) = &gpu {
         println!("uploads to {}", g.describe());
     }

@@ -20,7 +20,9 @@ use throng::bake::{BakeOptions, Recipe, bake};
 use throng::crowd::scene::{self, frame_pose};
 use throng::format::ThrongFile;
 use throng::render::cpu_skin::skin_instances;
-use throng::render::{BackendChoice, CrowdRenderer, Gpu, SceneDraw, SkinningPath, Target};
+use throng::render::{
+    BackendChoice, CrowdRenderer, Gpu, PassFormat, SceneDraw, SkinningPath, Stage, Target,
+};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -56,7 +58,9 @@ fn main() {
     };
     println!("adapter: {}", gpu.describe());
     let samples = Target::best_samples(&gpu);
-    let mut renderer = CrowdRenderer::new(&gpu, &file, samples).expect("renderer");
+    let format = PassFormat::offscreen(samples);
+    let mut renderer = CrowdRenderer::new(&gpu, &file, format).expect("renderer");
+    let mut stage = Stage::new(&gpu, &format).expect("stage");
     let (w, h) = (960, 540);
     let target = Target::new(&gpu, w, h, samples);
     println!(
@@ -82,8 +86,8 @@ fn main() {
         let mut time = |path: SkinningPath| {
             let mut t = Vec::new();
             for k in 0..=frames {
-                let s = renderer
-                    .draw(&gpu, &file, &target, &shot, path)
+                let s = stage
+                    .draw_scene(&gpu, &mut renderer, &file, &target, &shot, path)
                     .expect("draw");
                 if k > 0 {
                     t.push(s.submit_seconds * 1e3);

@@ -16,7 +16,9 @@ use throng::format::ThrongFile;
 use throng::render::cpu_skin::skin_vertex;
 use throng::render::image_diff::compare;
 use throng::render::parity::gpu_skin;
-use throng::render::{BackendChoice, CrowdRenderer, Gpu, SceneDraw, SkinningPath, Target};
+use throng::render::{
+    BackendChoice, CrowdRenderer, Gpu, PassFormat, SceneDraw, SkinningPath, Stage, Target,
+};
 
 /// The default mannequin bake, baked once per test process into a temp folder.
 fn mannequin_bake() -> &'static Path {
@@ -60,7 +62,7 @@ fn device(choice: BackendChoice) -> Option<Gpu> {
 fn parity(choice: BackendChoice) {
     let Some(gpu) = device(choice) else { return };
     let file = ThrongFile::open(mannequin_bake()).unwrap();
-    let renderer = CrowdRenderer::new(&gpu, &file, 1).unwrap();
+    let renderer = CrowdRenderer::new(&gpu, &file, PassFormat::offscreen(1)).unwrap();
     // 24 agents: every animation, times between frames, a third of them cross-fading.
     let agents = scene::agents(&file, 24, 7, 0.37);
     assert!(agents.iter().any(|a| a.fade > 0.0));
@@ -110,7 +112,9 @@ fn render_scene(gpu: &Gpu, path: SkinningPath) -> image::RgbaImage {
 fn render_scene_at(gpu: &Gpu, path: SkinningPath, time: f32) -> image::RgbaImage {
     let file = ThrongFile::open(mannequin_bake()).unwrap();
     let samples = Target::best_samples(gpu);
-    let mut renderer = CrowdRenderer::new(gpu, &file, samples).unwrap();
+    let format = PassFormat::offscreen(samples);
+    let mut renderer = CrowdRenderer::new(gpu, &file, format).unwrap();
+    let mut stage = Stage::new(gpu, &format).unwrap();
     let (w, h) = (320, 200);
     let target = Target::new(gpu, w, h, samples);
     let agents = scene::agents(&file, 36, 3, time);
@@ -120,7 +124,9 @@ fn render_scene_at(gpu: &Gpu, path: SkinningPath, time: f32) -> image::RgbaImage
         view_proj,
         lod: 0,
     };
-    let stats = renderer.draw(gpu, &file, &target, &scene, path).unwrap();
+    let stats = stage
+        .draw_scene(gpu, &mut renderer, &file, &target, &scene, path)
+        .unwrap();
     assert_eq!(stats.instances, 36);
     target.read(gpu).unwrap()
 }

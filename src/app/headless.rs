@@ -53,9 +53,7 @@ pub fn render_headless(
                     label: Some("headless frame"),
                 });
         let mut stats = graphics.encode(&mut scene, &target.views(), &mut encoder, aspect)?;
-        graphics
-            .renderer
-            .submit(&graphics.gpu, encoder, &mut stats)?;
+        graphics.stage.submit(&graphics.gpu, encoder, &mut stats)?;
         scene.finish_frame(stats);
     }
     save_png(&target.read(&graphics.gpu)?, out)?;

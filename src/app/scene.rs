@@ -13,8 +13,8 @@ use super::camera::{OrbitCamera, size_scale};
 use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, View};
 use crate::format::ThrongFile;
 use crate::render::{
-    Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu, PathLimits,
-    PathReason, PathRequest, RendererOptions, SkinningPath, choose_path,
+    Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu, PassFormat,
+    PathLimits, PathReason, PathRequest, RendererOptions, SkinningPath, Stage, choose_path,
 };
 
 /// Which skinning path the user asked for.
@@ -341,6 +341,8 @@ pub struct Graphics {
     pub gpu: Gpu,
     /// The crowd renderer.
     pub renderer: CrowdRenderer,
+    /// The sky, the ground and the pass's timing around it.
+    pub stage: Stage,
     /// The skinning path in use.
     pub path: SkinningPath,
     /// Why that path.
@@ -358,18 +360,20 @@ impl Graphics {
         format: wgpu::TextureFormat,
         samples: u32,
     ) -> Result<Self, AppError> {
+        let format = PassFormat::surface(format, samples);
         let renderer = CrowdRenderer::with_options(
             &gpu,
             &scene.file,
             RendererOptions {
-                samples,
                 format,
                 attachments: scene.attachments.clone(),
             },
         )?;
+        let stage = Stage::new(&gpu, &format)?;
         let mut g = Self {
             gpu,
             renderer,
+            stage,
             path: SkinningPath::Gpu,
             path_reason: String::new(),
         };
@@ -405,8 +409,9 @@ impl Graphics {
         };
     }
 
-    /// Uploads the scene's frame and encodes its crowd pass into `views`; the crowd's dirty
-    /// records are cleared once written. Returns the renderer's statistics so far.
+    /// Prepares the scene's frame and encodes the stage's pass with the crowd in it into
+    /// `views`; the crowd's dirty records are cleared once written. Returns the renderer's
+    /// statistics so far.
     ///
     /// # Errors
     /// When the upload fails.
@@ -421,8 +426,12 @@ impl Graphics {
         let frame = scene.frame();
         let mut stats =
             self.renderer
-                .upload(&self.gpu, &scene.file, &frame, view_proj, self.path)?;
-        stats.draws = self.renderer.encode(encoder, views, &frame, self.path);
+                .prepare(&self.gpu, &scene.file, &frame, view_proj, self.path)?;
+        self.stage.prepare(&self.gpu, &self.renderer, view_proj);
+        let (renderer, path) = (&self.renderer, self.path);
+        stats.draws = self
+            .stage
+            .encode(encoder, views, |pass| renderer.draw(pass, &frame, path));
         scene.crowd.clear_dirty();
         Ok(stats)
     }

@@ -326,7 +326,7 @@ impl App<'_> {
         if !extra.is_empty() {
             gpu.queue.submit(extra);
         }
-        s.graphics.renderer.submit(gpu, encoder, &mut stats)?;
+        s.graphics.stage.submit(gpu, encoder, &mut stats)?;
         self.frames += 1;
         if last && let Some(path) = &self.options.screenshot {
             save_png(&read_texture(gpu, shown)?, path)?;

@@ -17,8 +17,8 @@ use crate::crowd::{
 };
 use crate::format::ThrongFile;
 use crate::render::{
-    BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, Gpu, PathLimits, PathRequest,
-    SkinningPath, Target, choose_path,
+    BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, Gpu, PassFormat, PathLimits, PathRequest,
+    SkinningPath, Stage, Target, choose_path,
 };
 
 /// What to run.
@@ -202,6 +202,8 @@ struct Device {
     gpu: Gpu,
     target: Target,
     renderer: CrowdRenderer,
+    /// The sky, the ground and the pass's timing.
+    stage: Stage,
     /// Why each path cannot run on it (the CPU path's limit is per case).
     limits: PathLimits,
     /// The live path's per-frame scratch: matrices, records and visible slots.
@@ -333,9 +335,11 @@ impl Runner<'_> {
         });
         let samples = Target::best_samples(&gpu);
         let (w, h) = self.options.size;
+        let format = PassFormat::offscreen(samples);
         let mut device = Device {
             target: Target::new(&gpu, w, h, samples),
-            renderer: CrowdRenderer::new(&gpu, self.file, samples)?,
+            renderer: CrowdRenderer::new(&gpu, self.file, format)?,
+            stage: Stage::new(&gpu, &format)?,
             limits: PathLimits {
                 live: match &self.live {
                     Some(Err(e)) => Some(e.to_string()),
@@ -462,7 +466,7 @@ impl Runner<'_> {
             };
             device
                 .renderer
-                .upload(&device.gpu, file, &frame, view.view_proj, path)?
+                .prepare(&device.gpu, file, &frame, view.view_proj, path)?
         } else {
             let frame = CrowdFrame {
                 records: crowd.records(),
@@ -472,7 +476,7 @@ impl Runner<'_> {
             };
             device
                 .renderer
-                .upload(&device.gpu, file, &frame, view.view_proj, path)?
+                .prepare(&device.gpu, file, &frame, view.view_proj, path)?
         };
         let frame = CrowdFrame {
             records: if path == SkinningPath::Live {
@@ -491,10 +495,16 @@ impl Runner<'_> {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("bench frame"),
                 });
+        device
+            .stage
+            .prepare(&device.gpu, &device.renderer, view.view_proj);
+        let renderer = &device.renderer;
         stats.draws = device
-            .renderer
-            .encode(&mut encoder, &device.target.views(), &frame, path);
-        device.renderer.submit(&device.gpu, encoder, &mut stats)?;
+            .stage
+            .encode(&mut encoder, &device.target.views(), |pass| {
+                renderer.draw(pass, &frame, path)
+            });
+        device.stage.submit(&device.gpu, encoder, &mut stats)?;
         crowd.clear_dirty();
         Ok(FrameTimes {
             update,

@@ -10,8 +10,8 @@ use crate::atomic::check_target;
 use crate::crowd::scene;
 use crate::format::ThrongFile;
 use crate::render::{
-    BackendChoice, CrowdRenderer, Gpu, PathLimits, PathReason, PathRequest, SceneDraw,
-    SkinningPath, Target, choose_path as choose,
+    BackendChoice, CrowdRenderer, Gpu, PassFormat, PathLimits, PathReason, PathRequest, SceneDraw,
+    SkinningPath, Stage, Target, choose_path as choose,
 };
 
 /// `--backend` values.
@@ -193,7 +193,9 @@ pub(super) fn run(args: &Args) -> Result<()> {
     println!("adapter: {}", gpu.describe());
     println!("skinning: {} ({why})", path.name());
     let samples = Target::best_samples(&gpu);
-    let mut renderer = CrowdRenderer::new(&gpu, &file, samples)?;
+    let format = PassFormat::offscreen(samples);
+    let mut renderer = CrowdRenderer::new(&gpu, &file, format)?;
+    let mut stage = Stage::new(&gpu, &format)?;
     let layout = renderer.layout();
     println!(
         "texels: {} {} in {}x{}x{} (width x height x layers)",
@@ -212,7 +214,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         view_proj,
         lod: args.lod,
     };
-    let stats = renderer.draw(&gpu, &file, &target, &shot, path)?;
+    let stats = stage.draw_scene(&gpu, &mut renderer, &file, &target, &shot, path)?;
     let image = target.read(&gpu)?;
     save_png(&image, &args.out)?;
     println!(

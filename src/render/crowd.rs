@@ -1,40 +1,33 @@
-//! The crowd renderer: a bake on the GPU ([`CrowdRenderer`]) and its frame entry points:
-//! upload what changed, encode the crowd pass (the ground, then one instanced draw per mesh
-//! part and LOD level, or per agent and part on the CPU path) into the caller's encoder,
-//! submit and time it; plus drawing a test scene in one call. The pieces live beside it:
-//! `frame` (a frame's input and statistics), `pipelines` (shaders and pipelines), `upload`
-//! (texels and instance records), `meshes`, `cpu_path`, `live`, `ground` and `timer`.
-
-use glam::Mat4;
+//! The crowd renderer: a bake on the GPU ([`CrowdRenderer`]) drawn into a render pass the
+//! caller owns, in two steps per frame: [`CrowdRenderer::prepare`] writes what changed on the
+//! queue (the camera and light, instance records, CPU-skinned vertices), then
+//! [`CrowdRenderer::draw`] records one instanced draw per mesh part and LOD level (or per
+//! agent and part on the CPU path) into the caller's pass. Device creation, targets, the
+//! ground, timing and readback stay outside it (`device`, `target`, `stage`). The pieces live
+//! beside it: `frame` (a frame's input and statistics), `pass` (the caller's pass format, view
+//! and light), `pipelines` (shaders and pipelines), `upload` (texels and instance records),
+//! `meshes`, `cpu_path` and `live`.
 
 use super::attachment::Attachment;
 use super::cpu_path::CpuPath;
 use super::device::{Gpu, TexelLayout};
 use super::error::RenderError;
-use super::ground::Ground;
 use super::live::LiveTexels;
 use super::meshes::Meshes;
+use super::pass::{Light, PassFormat};
 use super::path::SkinningPath;
-use super::pipelines::{Camera, Layouts, PassTargets, Pipelines};
-use super::target::{FrameViews, TARGET_FORMAT, Target};
-use super::timer::Timer;
+use super::pipelines::{Camera, Layouts, Pipelines};
 use super::upload::{BakeTexels, texel_group, write_records};
-use crate::crowd::scene::{Placement, frame_pose, record};
-use crate::crowd::{DrawRange, InstanceRecord};
 use crate::format::ThrongFile;
 
 pub use super::frame::{CrowdFrame, FrameStats};
 pub use super::pipelines::{CROWD_WGSL, GROUND_WGSL, SKINNING_WGSL};
 
-/// The sky: the colour frames are cleared to.
-const SKY: wgpu::Color = wgpu::Color {
-    r: 0.56,
-    g: 0.68,
-    b: 0.80,
-    a: 1.0,
-};
-
-/// A bake on the GPU with the pipelines that draw it.
+/// A bake on the GPU with the pipelines that draw it into passes of one [`PassFormat`].
+///
+/// Per frame: [`prepare`](Self::prepare) (before the caller's encoder is submitted), then
+/// [`draw`](Self::draw) inside the caller's render pass. The caller keeps its device, targets,
+/// passes and camera; see `examples/embed.rs`.
 pub struct CrowdRenderer {
     texels: BakeTexels,
     /// Group 0 layout, for the live path's texels.
@@ -42,16 +35,10 @@ pub struct CrowdRenderer {
     camera: Camera,
     meshes: Meshes,
     pipelines: Pipelines,
-    ground: Ground,
     instances: Option<wgpu::Buffer>,
     cpu: CpuPath,
-    /// Per-frame scratch of [`CrowdRenderer::draw`], kept so that frames allocate nothing
-    /// once warm.
-    order_scratch: Vec<u32>,
-    draw_scratch: Vec<DrawRange>,
-    record_scratch: Vec<InstanceRecord>,
-    targets: PassTargets,
-    timer: Option<Timer>,
+    format: PassFormat,
+    light: Light,
     /// The live path's matrices (made on first use, grown as needed).
     live: Option<LiveTexels>,
 }
@@ -59,48 +46,33 @@ pub struct CrowdRenderer {
 /// How a renderer is built.
 #[derive(Clone, Debug)]
 pub struct RendererOptions {
-    /// Samples per pixel of the targets it draws into (1 or 4; see [`Target::best_samples`]).
-    pub samples: u32,
-    /// Colour format of those targets ([`TARGET_FORMAT`] offscreen; a window's surface
-    /// format).
-    pub format: wgpu::TextureFormat,
+    /// The render pass it draws into: colour and depth formats, samples, depth test.
+    pub format: PassFormat,
     /// Props on joints.
     pub attachments: Vec<Attachment>,
 }
 
-/// A test scene to draw with [`CrowdRenderer::draw`]: its agents, the camera and the LOD
-/// level every agent is drawn at.
-#[derive(Clone, Copy)]
-pub struct SceneDraw<'a> {
-    /// The agents, in any order (they are grouped by character when drawn).
-    pub agents: &'a [Placement],
-    /// The camera's view-projection (wgpu clip space).
-    pub view_proj: Mat4,
-    /// LOD level, 0 = full detail (clamped to the bake's levels).
-    pub lod: u32,
-}
-
 impl CrowdRenderer {
-    /// Uploads `file` (texels, meshes, images) to `gpu` and builds the pipelines for targets
-    /// with `samples` samples per pixel.
+    /// Uploads `file` (texels, meshes, images) to `gpu` and builds the pipelines for passes
+    /// of `format`.
     ///
     /// # Errors
     /// [`RenderError::Unsupported`] when the texels cannot be laid out within the device's
     /// limits even for the CPU path's needs (the texture is still uploaded for parity tests
-    /// only when it fits), [`RenderError::Gpu`] for shader or pipeline errors.
-    pub fn new(gpu: &Gpu, file: &ThrongFile, samples: u32) -> Result<Self, RenderError> {
+    /// only when it fits), [`RenderError::Gpu`] for shader or pipeline errors (e.g. a colour
+    /// format that cannot be rendered to, or a sample count the device lacks).
+    pub fn new(gpu: &Gpu, file: &ThrongFile, format: PassFormat) -> Result<Self, RenderError> {
         Self::with_options(
             gpu,
             file,
             RendererOptions {
-                samples,
-                format: TARGET_FORMAT,
+                format,
                 attachments: Vec::new(),
             },
         )
     }
 
-    /// Like [`CrowdRenderer::new`], for targets of `options.format` and with attachments.
+    /// Like [`CrowdRenderer::new`], with props on joints.
     ///
     /// # Errors
     /// As [`CrowdRenderer::new`]; [`RenderError::Unsupported`] for an attachment on a
@@ -114,15 +86,13 @@ impl CrowdRenderer {
         let layouts = Layouts::new(device);
         let texels = BakeTexels::new(gpu, file, &layouts.texel);
         let meshes = Meshes::new(gpu, file, options.attachments, &layouts.material)?;
-        let targets = PassTargets {
-            samples: options.samples,
-            format: options.format,
-        };
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let pipelines = Pipelines::new(device, &layouts, targets);
-        let ground = Ground::new(device, &layouts, targets);
+        let pipelines = Pipelines::new(device, &layouts, &options.format);
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(RenderError::Gpu(format!("building the pipelines: {e}")));
+            return Err(RenderError::Gpu(format!(
+                "building the pipelines for {:?}: {e}",
+                options.format
+            )));
         }
         Ok(Self {
             texels,
@@ -131,13 +101,9 @@ impl CrowdRenderer {
             cpu: CpuPath::new(meshes.agent_vertices),
             meshes,
             pipelines,
-            ground,
             instances: None,
-            order_scratch: Vec::new(),
-            draw_scratch: Vec::new(),
-            record_scratch: Vec::new(),
-            targets,
-            timer: Timer::new(gpu),
+            format: options.format,
+            light: Light::default(),
             live: None,
         })
     }
@@ -163,9 +129,19 @@ impl CrowdRenderer {
         )
     }
 
-    /// Samples per pixel of the targets this renderer draws into.
-    pub fn samples(&self) -> u32 {
-        self.targets.samples
+    /// The render pass this renderer draws into.
+    pub fn pass_format(&self) -> PassFormat {
+        self.format
+    }
+
+    /// The light characters are shaded with (from the next [`prepare`](Self::prepare) on).
+    pub fn set_light(&mut self, light: Light) {
+        self.light = light;
+    }
+
+    /// The light characters are shaded with ([`Light::default`] until set).
+    pub fn light(&self) -> Light {
+        self.light
     }
 
     /// Why the CPU path cannot keep skinned vertices for `agents` agents, if it cannot:
@@ -185,109 +161,36 @@ impl CrowdRenderer {
         self.meshes.levels
     }
 
-    /// The colour format of the targets it draws into.
-    pub fn format(&self) -> wgpu::TextureFormat {
-        self.targets.format
-    }
-
-    /// Draws `scene` with `path` and the ground into `target`. Every record is written.
-    /// Submits, waits and returns what was drawn.
-    ///
-    /// # Errors
-    /// [`RenderError::Gpu`] when a GPU operation fails validation;
-    /// [`RenderError::Unsupported`] when the CPU path cannot hold that many agents.
-    pub fn draw(
-        &mut self,
-        gpu: &Gpu,
-        file: &ThrongFile,
-        target: &Target,
-        scene: &SceneDraw,
-        path: SkinningPath,
-    ) -> Result<FrameStats, RenderError> {
-        let agents = scene.agents;
-        // Slots grouped by character (a stable order, so each group is one range).
-        let mut order = std::mem::take(&mut self.order_scratch);
-        let mut records = std::mem::take(&mut self.record_scratch);
-        let mut draws = std::mem::take(&mut self.draw_scratch);
-        order.clear();
-        order.extend(0..agents.len() as u32);
-        order.sort_by_key(|&i| agents[i as usize].character);
-        records.clear();
-        draws.clear();
-        for (k, &i) in order.iter().enumerate() {
-            let agent = &agents[i as usize];
-            records.push(record(agent, &frame_pose(file, agent)));
-            let k = k as u32;
-            match draws.last_mut() {
-                Some(d) if d.character == agent.character => d.slots.end = k + 1,
-                _ => draws.push(DrawRange {
-                    character: agent.character,
-                    level: scene.lod,
-                    slots: k..k + 1,
-                }),
-            }
-        }
-        // Everything is new this frame, also to the CPU path's cache.
+    /// Forgets what earlier frames uploaded to the CPU path's cache, so that the next
+    /// [`prepare`](Self::prepare) on that path skins every visible agent. Needed when a
+    /// frame's slots stop meaning the agents they meant (a new crowd, or records made for one
+    /// picture); frames of one [`Crowd`](crate::crowd::Crowd) never need it.
+    pub fn invalidate(&mut self) {
         self.cpu.invalidate();
-        let all = 0..records.len() as u32;
-        let frame = CrowdFrame {
-            records: &records,
-            dirty: std::slice::from_ref(&all),
-            draws: &draws,
-            slot_agent: &order,
-        };
-        let result = self.render(gpu, file, &target.views(), &frame, scene.view_proj, path);
-        self.order_scratch = order;
-        self.record_scratch = records;
-        self.draw_scratch = draws;
-        result
     }
 
-    /// Draws a crowd frame into `views` seen through `view_proj`: uploads what changed,
-    /// encodes the pass, submits and waits (so that the statistics are the frame's).
+    /// Prepares a frame on the queue, before the encoder holding its pass is submitted:
+    /// writes the camera (`view_proj`: world, metres, to wgpu clip space) and the light, the frame's changed instance records and, on the
+    /// CPU path, skins the agents whose record changed (all visible ones after a frame on
+    /// another path) and writes their vertices. Returns the statistics so far (instances, CPU
+    /// skinning, uploads; draws and times are the caller's to fill in).
     ///
     /// # Errors
-    /// As [`CrowdRenderer::upload`] and [`RenderError::Gpu`] when drawing fails.
-    pub fn render(
-        &mut self,
-        gpu: &Gpu,
-        file: &ThrongFile,
-        views: &FrameViews,
-        frame: &CrowdFrame,
-        view_proj: Mat4,
-        path: SkinningPath,
-    ) -> Result<FrameStats, RenderError> {
-        let mut stats = self.upload(gpu, file, frame, view_proj, path)?;
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("crowd frame"),
-            });
-        stats.draws = self.encode(&mut encoder, views, frame, path);
-        self.submit(gpu, encoder, &mut stats)?;
-        Ok(stats)
-    }
-
-    /// Writes the camera, the frame's changed instance records and, on the CPU path, skins
-    /// the agents whose record changed (all visible ones after a frame on another path) and
-    /// writes their vertices. Returns the statistics so far (instances, CPU skinning,
-    /// uploads).
-    ///
-    /// # Errors
-    /// [`RenderError::Unsupported`] when the CPU path cannot hold that many agents.
-    pub fn upload(
+    /// [`RenderError::Unsupported`] when the CPU path cannot hold that many agents;
+    /// [`RenderError::Gpu`] when a buffer cannot be made that large.
+    pub fn prepare(
         &mut self,
         gpu: &Gpu,
         file: &ThrongFile,
         frame: &CrowdFrame,
-        view_proj: Mat4,
+        view_proj: glam::Mat4,
         path: SkinningPath,
     ) -> Result<FrameStats, RenderError> {
         let mut stats = FrameStats {
             instances: frame.draws.iter().map(|d| d.slots.len()).sum(),
             ..Default::default()
         };
-        self.camera.write(&gpu.queue, view_proj);
+        self.camera.write(&gpu.queue, view_proj, &self.light);
         let start = std::time::Instant::now();
         let written = write_records(gpu, &mut self.instances, frame.records, frame.dirty)?;
         stats.records_written = written.records;
@@ -313,52 +216,14 @@ impl CrowdRenderer {
         LiveTexels::upload(&mut self.live, gpu, &self.texel_layout, rows)
     }
 
-    /// Encodes the crowd pass (ground, then one instanced draw per character part and LOD
-    /// level on the GPU, live and static paths, one draw per instance and part on the CPU
-    /// path) into `encoder`, with its timestamps. Returns the number of character draws.
-    pub fn encode(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        views: &FrameViews,
-        frame: &CrowdFrame,
-        path: SkinningPath,
-    ) -> usize {
-        let draws = {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("crowd"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: views.color,
-                    depth_slice: None,
-                    resolve_target: views.resolve,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(SKY),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: views.depth,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Discard,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: self.timer.as_ref().map(Timer::pass_writes),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            pass.set_bind_group(1, &self.camera.group, &[]);
-            self.ground.draw(&mut pass);
-            self.draw_characters(&mut pass, frame, path)
-        };
-        if let Some(t) = &self.timer {
-            t.resolve(encoder);
-        }
-        draws
-    }
-
-    /// The character draws of the crowd pass. Returns their number.
-    fn draw_characters(
+    /// Records the frame's character draws into `pass`, a pass of this renderer's
+    /// [`PassFormat`] that the caller began (its attachments, load operations and viewport
+    /// are the caller's): one instanced draw per character part and LOD level on the GPU,
+    /// live and static paths, one draw per instance and part on the CPU path. `frame` must
+    /// be the one given to [`prepare`](Self::prepare) this frame (its records are what the
+    /// GPU holds). Sets its own pipelines, bind groups 0 to 2 and vertex buffers 0 and 1: a
+    /// caller drawing more afterwards sets its own again. Returns the number of draws.
+    pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass,
         frame: &CrowdFrame,
@@ -367,6 +232,7 @@ impl CrowdRenderer {
         let Some(instances) = self.instances.as_ref() else {
             return 0;
         };
+        pass.set_bind_group(1, &self.camera.group, &[]);
         pass.set_vertex_buffer(1, instances.slice(..));
         let texels = match (path, &self.live) {
             (SkinningPath::Cpu, _) => {
@@ -396,29 +262,5 @@ impl CrowdRenderer {
             }
         }
         draws
-    }
-
-    /// Submits `encoder`, waits for the device and fills in the wall and GPU times.
-    ///
-    /// # Errors
-    /// [`RenderError::Gpu`] when the frame fails validation or the device is lost.
-    pub fn submit(
-        &self,
-        gpu: &Gpu,
-        encoder: wgpu::CommandEncoder,
-        stats: &mut FrameStats,
-    ) -> Result<(), RenderError> {
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let start = std::time::Instant::now();
-        gpu.queue.submit([encoder.finish()]);
-        gpu.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| RenderError::Gpu(format!("waiting for the frame: {e}")))?;
-        stats.submit_seconds = start.elapsed().as_secs_f64();
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(RenderError::Gpu(format!("drawing: {e}")));
-        }
-        stats.gpu_seconds = self.timer.as_ref().and_then(|t| t.read(gpu));
-        Ok(())
     }
 }

@@ -1,11 +1,14 @@
-//! The ground: one large square at y = 0 under the crowd, shaded by `shaders/ground.wgsl`,
-//! drawn first in the crowd pass.
+//! The ground: one large square at y = 0 under the crowd, shaded by `shaders/ground.wgsl`
+//! and lit like the characters. A helper beside the crowd renderer, not part of it: the
+//! [`Stage`](super::Stage) draws it first in the pass of throng's own pictures; an embedding
+//! program draws its own world instead (or this ground, into its pass).
 
 use std::borrow::Cow;
 
 use wgpu::util::DeviceExt as _;
 
-use super::pipelines::{GROUND_WGSL, Layouts, PassTargets, Stages};
+use super::pass::{Light, PassFormat};
+use super::pipelines::{Camera, GROUND_WGSL, Layouts, Stages, pipeline};
 
 /// Half the side of the ground square, metres: well past the plazas of the crowds the demo,
 /// the bench and the test scenes show, so that its edge is seldom in view. The reference
@@ -15,16 +18,18 @@ pub const GROUND_HALF_SIZE: f32 = 200.0;
 /// Bytes per ground vertex: x and z as two f32.
 const GROUND_VERTEX_BYTES: u64 = 8;
 
-/// The ground's pipeline and its two triangles.
-pub(super) struct Ground {
+/// The ground's pipeline, its two triangles and its camera.
+pub struct Ground {
     pipeline: wgpu::RenderPipeline,
     vertices: wgpu::Buffer,
+    camera: Camera,
 }
 
 impl Ground {
-    /// Builds the pipeline (validation errors surface in the caller's error scope) and
-    /// uploads the square.
-    pub fn new(device: &wgpu::Device, layouts: &Layouts, targets: PassTargets) -> Self {
+    /// Builds the pipeline for passes of `format` and uploads the square. Validation errors
+    /// surface in the caller's error scope (wgpu's uncaptured-error handler if it has none).
+    pub fn new(device: &wgpu::Device, format: &PassFormat) -> Self {
+        let layouts = Layouts::new(device);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("ground.wgsl"),
             source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(GROUND_WGSL)),
@@ -35,7 +40,8 @@ impl Ground {
             immediate_size: 0,
         });
         let attributes = wgpu::vertex_attr_array![0 => Float32x2];
-        let pipeline = targets.pipeline(
+        let pipeline = pipeline(
+            format,
             device,
             "ground",
             &layout,
@@ -56,12 +62,24 @@ impl Ground {
             contents: bytemuck::cast_slice(&[-g, -g, -g, g, g, g, -g, -g, g, g, g, -g]),
             usage: wgpu::BufferUsages::VERTEX,
         });
-        Self { pipeline, vertices }
+        Self {
+            pipeline,
+            vertices,
+            camera: Camera::new(device, &layouts),
+        }
     }
 
-    /// Draws the ground into `pass`, whose group 1 is the camera.
+    /// Writes the frame's camera (world to wgpu clip space) and light, before the pass is
+    /// submitted.
+    pub fn prepare(&self, queue: &wgpu::Queue, view_proj: glam::Mat4, light: &Light) {
+        self.camera.write(queue, view_proj, light);
+    }
+
+    /// Draws the ground into `pass` (a pass of the format it was built for). Sets its own
+    /// pipeline, bind group 1 and vertex buffer 0.
     pub fn draw(&self, pass: &mut wgpu::RenderPass) {
         pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(1, &self.camera.group, &[]);
         pass.set_vertex_buffer(0, self.vertices.slice(..));
         pass.draw(0..6, 0..1);
     }

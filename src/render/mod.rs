@@ -3,13 +3,16 @@
 //! - `device`: backend and adapter choice, limits, the texel layout for a device;
 //! - `path`: the skinning paths (GPU, CPU, live, static) and the one rule choosing between
 //!   them, with its reason;
-//! - `crowd`: the crowd renderer and its frame entry points (upload, encode, submit) for a
-//!   `frame` (what it shows, what it drew), built
-//!   from `pipelines` (shaders, layouts, pipelines, the camera and light), `upload` (texels
-//!   and instance records), `meshes` (mesh parts and materials per character and LOD),
-//!   `cpu_path` (the CPU-skinning fallback's cache and draws), `live` (matrices the CPU
-//!   evaluated), `ground` and `timer` (GPU time of the pass);
-//! - `target`: offscreen targets and readback; `attachment`: props on joints;
+//! - `crowd`: the crowd renderer, drawn into a pass the caller owns: `prepare` a `frame` (what
+//!   it shows, what it drew) on the queue, then `draw` it in the caller's pass of a `pass`
+//!   format, lit by a `pass::Light`; built from `pipelines` (shaders, layouts,
+//!   pipelines, the camera and light uniform), `upload` (texels and instance records),
+//!   `meshes` (mesh parts and materials per character and LOD), `cpu_path` (the
+//!   CPU-skinning fallback's cache and draws) and `live` (matrices the CPU evaluated);
+//! - helpers outside the renderer, for throng's own pictures and for embedders who want
+//!   them: `stage` (the pass of the demo, `render` and `bench`: sky, `ground`, `timer` for
+//!   the pass's GPU time, submitting, test scenes), `target` (offscreen targets, a window's
+//!   extra buffers, readback); `attachment`: props on joints;
 //! - `cpu_skin`: the CPU skinning path (no wgpu), the same arithmetic as `shaders/skinning.wgsl`;
 //! - `parity`: a compute pass running the shader's skinning function, for tests;
 //! - `image_diff`: comparing rendered images.
@@ -26,8 +29,10 @@ pub mod image_diff;
 mod live;
 mod meshes;
 pub mod parity;
+mod pass;
 pub mod path;
 pub mod pipelines;
+mod stage;
 pub mod target;
 mod timer;
 mod upload;
@@ -35,11 +40,14 @@ mod upload;
 pub use crate::crowd::InstanceRecord;
 pub use attachment::Attachment;
 pub use cpu_path::CPU_CACHE_LIMIT;
-pub use crowd::{CrowdFrame, CrowdRenderer, FrameStats, RendererOptions, SceneDraw};
+pub use crowd::{CrowdFrame, CrowdRenderer, FrameStats, RendererOptions};
 pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;
+pub use ground::{GROUND_HALF_SIZE, Ground};
+pub use pass::{Light, PassFormat};
 pub use path::{
     PathChoice, PathLimits, PathReason, PathRequest, PathUnavailable, SkinningPath, UnknownPath,
     choose_path, gpu_path_unavailable,
 };
+pub use stage::{SKY, SceneDraw, Stage};
 pub use target::{FrameViews, SurfaceTarget, TARGET_FORMAT, Target};

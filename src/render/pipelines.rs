@@ -1,17 +1,15 @@
 //! The crowd pass's shaders, bind group layouts and render pipelines: shader assembly (the
 //! shared skinning function before each shader that skins), the three character pipelines
-//! (skinned, bind pose, CPU-skinned), the pipeline settings every draw of the pass shares,
-//! and the camera and light uniform.
+//! (skinned, bind pose, CPU-skinned), the pipeline settings every draw of the pass shares
+//! (from the caller's [`PassFormat`]), and the camera and light uniform.
 
 use std::borrow::Cow;
 
-use bytemuck::{Pod, Zeroable};
-use glam::{Mat4, Vec3};
-
 use super::cpu_skin::SkinnedVertex;
-use super::target::DEPTH_FORMAT;
+use super::pass::{Light, PassFormat};
 use crate::crowd::InstanceRecord;
 use crate::format::records::VertexRecord;
+use bytemuck::{Pod, Zeroable};
 
 /// The skinning function, shared by every shader that skins.
 pub const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
@@ -19,11 +17,6 @@ pub const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
 pub const CROWD_WGSL: &str = include_str!("../../shaders/crowd.wgsl");
 /// The ground shader.
 pub const GROUND_WGSL: &str = include_str!("../../shaders/ground.wgsl");
-
-/// Direction towards the light (xyz, normalised when written) and the ambient level (w, 0 to
-/// 1): light from above, a little to the side and the front of the default cameras, so that
-/// characters' faces and the ground are lit and shapes read in the reference images.
-pub const LIGHT: [f32; 4] = [0.4, 0.8, 0.45, 0.35];
 
 /// The camera and light uniform (group 1, binding 0 of every crowd shader).
 #[repr(C)]
@@ -171,28 +164,17 @@ impl Camera {
         Self { buffer, group }
     }
 
-    /// Writes `view_proj` and the [`LIGHT`].
-    pub fn write(&self, queue: &wgpu::Queue, view_proj: Mat4) {
-        let l = Vec3::from_slice(&LIGHT[..3]).normalize();
+    /// Writes the camera's view-projection and the light.
+    pub fn write(&self, queue: &wgpu::Queue, view_proj: glam::Mat4, light: &Light) {
         queue.write_buffer(
             &self.buffer,
             0,
             bytemuck::bytes_of(&CameraUniform {
                 view_proj: view_proj.to_cols_array(),
-                light: [l.x, l.y, l.z, LIGHT[3]],
+                light: light.uniform(),
             }),
         );
     }
-}
-
-/// What every pipeline of the pass shares: the targets' samples and colour format, depth
-/// testing, back-face culling.
-#[derive(Clone, Copy)]
-pub(super) struct PassTargets {
-    /// Samples per pixel.
-    pub samples: u32,
-    /// Colour format.
-    pub format: wgpu::TextureFormat,
 }
 
 /// A shader module with the entry points of one pipeline.
@@ -202,50 +184,49 @@ pub(super) struct Stages<'a> {
     pub fragment: &'a str,
 }
 
-impl PassTargets {
-    /// A pipeline of the pass.
-    pub fn pipeline(
-        &self,
-        device: &wgpu::Device,
-        label: &str,
-        layout: &wgpu::PipelineLayout,
-        stages: &Stages,
-        buffers: &[Option<wgpu::VertexBufferLayout>],
-    ) -> wgpu::RenderPipeline {
-        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(label),
-            layout: Some(layout),
-            vertex: wgpu::VertexState {
-                module: stages.module,
-                entry_point: Some(stages.vertex),
-                compilation_options: Default::default(),
-                buffers,
-            },
-            primitive: wgpu::PrimitiveState {
-                cull_mode: Some(wgpu::Face::Back),
-                ..Default::default()
-            },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Less),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: wgpu::MultisampleState {
-                count: self.samples,
-                ..Default::default()
-            },
-            fragment: Some(wgpu::FragmentState {
-                module: stages.module,
-                entry_point: Some(stages.fragment),
-                compilation_options: Default::default(),
-                targets: &[Some(self.format.into())],
-            }),
-            multiview_mask: None,
-            cache: None,
-        })
-    }
+/// A pipeline of a pass of `format`: its samples, colour and depth formats and depth test,
+/// back-face culling.
+pub(super) fn pipeline(
+    format: &PassFormat,
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    stages: &Stages,
+    buffers: &[Option<wgpu::VertexBufferLayout>],
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: stages.module,
+            entry_point: Some(stages.vertex),
+            compilation_options: Default::default(),
+            buffers,
+        },
+        primitive: wgpu::PrimitiveState {
+            cull_mode: Some(wgpu::Face::Back),
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: format.depth,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(format.depth_compare),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: wgpu::MultisampleState {
+            count: format.samples,
+            ..Default::default()
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: stages.module,
+            entry_point: Some(stages.fragment),
+            compilation_options: Default::default(),
+            targets: &[Some(format.color.into())],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }
 
 /// The character pipelines.
@@ -261,7 +242,7 @@ pub(super) struct Pipelines {
 impl Pipelines {
     /// Assembles the crowd shader and builds the pipelines; validation errors surface in the
     /// caller's error scope.
-    pub fn new(device: &wgpu::Device, layouts: &Layouts, targets: PassTargets) -> Self {
+    pub fn new(device: &wgpu::Device, layouts: &Layouts, format: &PassFormat) -> Self {
         let crowd_source = format!("{SKINNING_WGSL}\n{CROWD_WGSL}");
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("crowd.wgsl"),
@@ -294,21 +275,24 @@ impl Pipelines {
         };
         let baked = std::mem::size_of::<VertexRecord>();
         Self {
-            skinned: targets.pipeline(
+            skinned: pipeline(
+                format,
                 device,
                 "skinned",
                 &skinned_layout,
                 &stages("vs_skinned"),
                 &[vertices(baked, &va), Some(instances.clone())],
             ),
-            unskinned_bind: targets.pipeline(
+            unskinned_bind: pipeline(
+                format,
                 device,
                 "static",
                 &unskinned_layout,
                 &stages("vs_unskinned"),
                 &[vertices(baked, &pa), Some(instances.clone())],
             ),
-            unskinned_world: targets.pipeline(
+            unskinned_world: pipeline(
+                format,
                 device,
                 "cpu skinned",
                 &unskinned_layout,

@@ -1,0 +1,237 @@
+//! The stage of throng's own pictures (the demo, `throng render`, `throng bench`, tests): the
+//! pass they draw a crowd in (cleared to the sky, the ground first, timed where the device
+//! has timestamps), submitting and waiting for a frame, and a test scene of placed agents.
+//! It is built on the public [`CrowdRenderer`] API only ([`CrowdRenderer::prepare`], then
+//! [`CrowdRenderer::draw`] inside the pass), the same calls an embedding program makes in its
+//! own pass.
+
+use super::crowd::{CrowdFrame, CrowdRenderer, FrameStats};
+use super::device::Gpu;
+use super::error::RenderError;
+use super::ground::Ground;
+use super::pass::PassFormat;
+use super::path::SkinningPath;
+use super::target::{FrameViews, Target};
+use super::timer::Timer;
+use crate::crowd::scene::{Placement, frame_pose, record};
+use crate::crowd::{DrawRange, InstanceRecord};
+use crate::format::ThrongFile;
+
+/// The sky: the colour the stage's pass is cleared to (linear values; an sRGB target stores
+/// them encoded).
+pub const SKY: wgpu::Color = wgpu::Color {
+    r: 0.56,
+    g: 0.68,
+    b: 0.80,
+    a: 1.0,
+};
+
+/// A test scene to draw with [`Stage::draw_scene`]: its agents, the camera and the LOD level
+/// every agent is drawn at.
+#[derive(Clone, Copy)]
+pub struct SceneDraw<'a> {
+    /// The agents, in any order (they are grouped by character when drawn).
+    pub agents: &'a [Placement],
+    /// The camera's view-projection (wgpu clip space).
+    pub view_proj: glam::Mat4,
+    /// LOD level, 0 = full detail (clamped to the bake's levels).
+    pub lod: u32,
+}
+
+/// The pass of throng's own pictures around a [`CrowdRenderer`]: sky, ground, pass timing.
+pub struct Stage {
+    ground: Ground,
+    timer: Option<Timer>,
+    /// Per-frame scratch of [`Stage::draw_scene`], kept so that frames allocate nothing once
+    /// warm.
+    order_scratch: Vec<u32>,
+    draw_scratch: Vec<DrawRange>,
+    record_scratch: Vec<InstanceRecord>,
+}
+
+impl Stage {
+    /// A stage for passes of `format` (that of the renderer it draws with).
+    ///
+    /// # Errors
+    /// [`RenderError::Gpu`] when the ground's pipeline cannot be built for `format`.
+    pub fn new(gpu: &Gpu, format: &PassFormat) -> Result<Self, RenderError> {
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let ground = Ground::new(&gpu.device, format);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(RenderError::Gpu(format!(
+                "building the ground pipeline: {e}"
+            )));
+        }
+        Ok(Self {
+            ground,
+            timer: Timer::new(gpu),
+            order_scratch: Vec::new(),
+            draw_scratch: Vec::new(),
+            record_scratch: Vec::new(),
+        })
+    }
+
+    /// Writes the frame's camera (world to wgpu clip space) for the ground, lit as
+    /// `renderer`'s characters are (whose camera [`CrowdRenderer::prepare`] writes).
+    pub fn prepare(&self, gpu: &Gpu, renderer: &CrowdRenderer, view_proj: glam::Mat4) {
+        self.ground
+            .prepare(&gpu.queue, view_proj, &renderer.light());
+    }
+
+    /// Encodes the stage's pass into `encoder`: cleared to the [`SKY`], the ground, then
+    /// whatever `draw` records (the crowd), with timestamps around it. Returns what `draw`
+    /// returns.
+    pub fn encode<R>(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        views: &FrameViews,
+        draw: impl FnOnce(&mut wgpu::RenderPass) -> R,
+    ) -> R {
+        let drawn = {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("crowd"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: views.color,
+                    depth_slice: None,
+                    resolve_target: views.resolve,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(SKY),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: views.depth,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: self.timer.as_ref().map(Timer::pass_writes),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            self.ground.draw(&mut pass);
+            draw(&mut pass)
+        };
+        if let Some(t) = &self.timer {
+            t.resolve(encoder);
+        }
+        drawn
+    }
+
+    /// Submits `encoder`, waits for the device and fills in the wall and GPU times.
+    ///
+    /// # Errors
+    /// [`RenderError::Gpu`] when the frame fails validation or the device is lost.
+    pub fn submit(
+        &self,
+        gpu: &Gpu,
+        encoder: wgpu::CommandEncoder,
+        stats: &mut FrameStats,
+    ) -> Result<(), RenderError> {
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let start = std::time::Instant::now();
+        gpu.queue.submit([encoder.finish()]);
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| RenderError::Gpu(format!("waiting for the frame: {e}")))?;
+        stats.submit_seconds = start.elapsed().as_secs_f64();
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(RenderError::Gpu(format!("drawing: {e}")));
+        }
+        stats.gpu_seconds = self.timer.as_ref().and_then(|t| t.read(gpu));
+        Ok(())
+    }
+
+    /// Draws a crowd frame with `renderer` into `views` seen through `view_proj`: prepares it, encodes
+    /// the stage's pass with the crowd in it, submits and waits (so that the statistics are
+    /// the frame's).
+    ///
+    /// # Errors
+    /// As [`CrowdRenderer::prepare`] and [`Stage::submit`].
+    #[allow(clippy::too_many_arguments)] // each is one part of a frame; a struct would only rename them
+    pub fn render(
+        &self,
+        gpu: &Gpu,
+        renderer: &mut CrowdRenderer,
+        file: &ThrongFile,
+        views: &FrameViews,
+        frame: &CrowdFrame,
+        view_proj: glam::Mat4,
+        path: SkinningPath,
+    ) -> Result<FrameStats, RenderError> {
+        let mut stats = renderer.prepare(gpu, file, frame, view_proj, path)?;
+        self.prepare(gpu, renderer, view_proj);
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("crowd frame"),
+            });
+        stats.draws = self.encode(&mut encoder, views, |pass| renderer.draw(pass, frame, path));
+        self.submit(gpu, encoder, &mut stats)?;
+        Ok(stats)
+    }
+
+    /// Draws `scene` with `path` into `target`, every record new (the renderer's CPU cache is
+    /// forgotten first). Submits, waits and returns what was drawn.
+    ///
+    /// # Errors
+    /// As [`Stage::render`]; [`RenderError::Unsupported`] when the CPU path cannot hold that
+    /// many agents.
+    pub fn draw_scene(
+        &mut self,
+        gpu: &Gpu,
+        renderer: &mut CrowdRenderer,
+        file: &ThrongFile,
+        target: &Target,
+        scene: &SceneDraw,
+        path: SkinningPath,
+    ) -> Result<FrameStats, RenderError> {
+        let agents = scene.agents;
+        // Slots grouped by character (a stable order, so each group is one range).
+        let mut order = std::mem::take(&mut self.order_scratch);
+        let mut records = std::mem::take(&mut self.record_scratch);
+        let mut draws = std::mem::take(&mut self.draw_scratch);
+        order.clear();
+        order.extend(0..agents.len() as u32);
+        order.sort_by_key(|&i| agents[i as usize].character);
+        records.clear();
+        draws.clear();
+        for (k, &i) in order.iter().enumerate() {
+            let agent = &agents[i as usize];
+            records.push(record(agent, &frame_pose(file, agent)));
+            let k = k as u32;
+            match draws.last_mut() {
+                Some(d) if d.character == agent.character => d.slots.end = k + 1,
+                _ => draws.push(DrawRange {
+                    character: agent.character,
+                    level: scene.lod,
+                    slots: k..k + 1,
+                }),
+            }
+        }
+        // Everything is new this frame, also to the CPU path's cache.
+        renderer.invalidate();
+        let all = 0..records.len() as u32;
+        let frame = CrowdFrame {
+            records: &records,
+            dirty: std::slice::from_ref(&all),
+            draws: &draws,
+            slot_agent: &order,
+        };
+        let result = self.render(
+            gpu,
+            renderer,
+            file,
+            &target.views(),
+            &frame,
+            scene.view_proj,
+            path,
+        );
+        self.order_scratch = order;
+        self.record_scratch = records;
+        self.draw_scratch = draws;
+        result
+    }
+}
