@@ -41,13 +41,13 @@
 //! - [`character`]: character files (TOML): blend trees, state machine, IK, events, root motion.
 //! - [`bake`]: recipes and the baker: clips and states sampled into bone-matrix texels (f32
 //!   bit-exact, f16 under a measured budget), with events, root motion, bounds and LOD meshes.
-//! - [`format`]: the `.throng` file: container (header, sections, checksums, atomic writer),
+//! - [`format`](mod@format): the `.throng` file: container (header, sections, checksums, atomic writer),
 //!   record tables, the builder, and the validating memory-mapped reader.
 //! - [`crowd`]: agents, behaviour, LOD levels and update rates, culling, instance records
 //!   (pure CPU).
 //! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
 //! - [`app`]: the crowd demo: a winit window with an egui panel, or a headless picture.
-//! - [`bench`]: the headless benchmark harness of `throng bench` and its report (table,
+//! - [`bench`](mod@bench): the headless benchmark harness of `throng bench` and its report (table,
 //!   CSV/JSON, PNG plots).
 //! - [`cli`]: the `throng` command line (glue only).
 

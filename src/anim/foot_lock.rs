@@ -59,7 +59,7 @@ impl Leg {
     /// a leg's longest. Knee and hip are the ankle's parent and grandparent, both below the
     /// hips. A foot with fewer than two joints between it and the hips `hips` (or a root) hangs
     /// from the root, as in rigs whose feet are IK controls: its leg is the nearest one whose
-    /// shin ends at it ([`detached_knee`]). `bind_origin` holds each joint's bind-space origin.
+    /// shin ends at it (`detached_knee`). `bind_origin` holds each joint's bind-space origin.
     pub fn find(
         skeleton: &Skeleton,
         foot: usize,
@@ -235,7 +235,7 @@ const LOCK_MIN_SLIDE: f32 = 0.5;
 ///
 /// `positions` is as [`gait::measure`] takes it (`frames × feet × points` model-space points,
 /// `step` seconds apart, wrapping); `height` is the character's. In each stance
-/// ([`gait::stance`], while the foot slides back at [`LOCK_MIN_SLIDE`] of the speed or more) the
+/// ([`gait::stance`], while the foot slides back at half the speed or more) the
 /// correction makes the foot's contact point move by exactly
 /// `-velocity × step` from one sample to the next (so it stays put in the world), offset so that
 /// its mean over the stance is zero (the least correction). Between stances it eases (smoothstep)

@@ -56,7 +56,7 @@ pub const STEADY: f32 = 0.1;
 /// (flying, swimming) meets the planted rule for about a tenth of its circle.
 pub const MIN_STANCE: f32 = 0.15;
 
-/// The most candidate centres [`phases`] tries for the steady slide velocity: 128 keeps every
+/// The most candidate centres `phases` tries for the steady slide velocity: 128 keeps every
 /// stance sample a candidate in a 30 fps bake of a cycle up to about 2 s with two feet (the
 /// densest cluster is then exact), and bounds the search at higher rates, where neighbouring
 /// samples are near-duplicates and every few of them make as good a centre.

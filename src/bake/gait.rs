@@ -36,7 +36,7 @@ pub const POINTS: usize = 8;
 pub struct Feet {
     /// Joint indices ([`gait::find_feet`]).
     pub joints: Vec<usize>,
-    /// Per foot, [`POINTS`] bind-space points its skinning matrix carries: the corners of the
+    /// Per foot, `POINTS` bind-space points its skinning matrix carries: the corners of the
     /// box of the vertices it moves (the lowest is where it touches the ground), or the joint's
     /// own origin 8 times for a joint that moves no vertex.
     pub points: Vec<[Vec4; POINTS]>,
@@ -52,7 +52,7 @@ pub(super) fn feet(l: &Loaded) -> Feet {
 
 /// The feet the baker measures on `model` (its joint boxes `boxes`) baked at `scale` (applied
 /// in model space, as the baker sizes a character) to a character `height` tall (metres, the
-/// baked height): [`gait::find_feet`] on its rest pose, each foot with its [`POINTS`]. Public
+/// baked height): [`gait::find_feet`] on its rest pose, each foot with its `POINTS`. Public
 /// so that benchmarks and tests follow the same feet as the baker.
 pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> Feet {
     let skeleton = &model.skeleton;

@@ -393,7 +393,8 @@ impl Builder {
     /// hostile files with it. [`Builder::write`] and [`Builder::to_bytes`] validate first.
     ///
     /// # Errors
-    /// As [`Builder::derived`].
+    /// [`FormatError::BadSection`] if a table outgrew what 32-bit indices can address, or the
+    /// metadata cannot be put in JSON.
     pub fn to_writer(&self) -> Result<Writer<'_>, FormatError> {
         self.writer(self.derived()?)
     }
@@ -487,7 +488,7 @@ impl Builder {
     }
 
     /// The file's bytes, once [`Builder::validate`] passes (its messages name the file
-    /// [`IN_MEMORY`]).
+    /// "(in memory)").
     ///
     /// # Errors
     /// As [`Builder::validate`].
