@@ -96,12 +96,7 @@ fn upload(
     view: &View,
 ) -> Option<f64> {
     let (g, r) = (gpu.as_ref()?, renderer?);
-    let frame = CrowdFrame {
-        records: crowd.records(),
-        dirty: crowd.dirty(),
-        draws: crowd.draws(),
-        slot_agent: crowd.slot_agent(),
-    };
+    let frame = CrowdFrame::of(crowd);
     let stats = r
         .prepare(g, file, &frame, view.view_proj, SkinningPath::Gpu)
         .expect("prepare");

@@ -257,12 +257,7 @@ impl App {
             eye: self.camera.eye(),
         };
         self.crowd.update(&self.file, 1.0 / 30.0, &view)?;
-        let frame = CrowdFrame {
-            records: self.crowd.records(),
-            dirty: self.crowd.dirty(),
-            draws: self.crowd.draws(),
-            slot_agent: self.crowd.slot_agent(),
-        };
+        let frame = CrowdFrame::of(&self.crowd);
         // throng, step 1: write the frame's changes on the queue.
         s.renderer
             .prepare(&s.gpu, &self.file, &frame, view_proj, s.path)?;

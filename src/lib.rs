@@ -1,7 +1,73 @@
 //! # throng
 //!
 //! Bake skeletal animation of glTF characters into bone-matrix textures and render crowds of
-//! instanced characters.
+//! thousands of instanced, individually animated characters with wgpu.
+//!
+//! ## The three jobs
+//! - **Run the crowd demo**: `cargo run --release` (or `throng demo MODEL.glb`) opens a window
+//!   with a crowd and a panel of live statistics and settings ([`app`]).
+//! - **Bake textures for large scenes**: `throng bake RECIPE.toml` (or `throng bake
+//!   MODEL.glb`) samples every clip and blend state of your characters into one `.throng`
+//!   file ([`bake`], [`format`](mod@format); from code: `examples/bake_in_code.rs`).
+//! - **Compare LOD performance settings**: `throng bench` measures frame time and picture
+//!   quality per LOD preset, skinning path and backend ([`bench`](mod@bench)).
+//!
+//! ## Embedding: a baked crowd in your own wgpu program
+//! Your program keeps its device, targets, passes and camera. throng adds a crowd ([`crowd`],
+//! CPU only) and a renderer ([`render::CrowdRenderer`]) that draws it into *your* render
+//! pass: [`prepare`](render::CrowdRenderer::prepare) writes the frame's changes on the queue,
+//! [`draw`](render::CrowdRenderer::draw) records the draws into the pass. throng re-exports
+//! the [`wgpu`] and [`glam`] it is built with. The whole program, with a window, an orbit
+//! camera and meshes of its own: `examples/embed.rs`.
+//!
+//! ```no_run
+//! use throng::crowd::{Crowd, CrowdSettings, LodPolicy, View};
+//! use throng::format::ThrongFile;
+//! use throng::render::{CrowdFrame, CrowdRenderer, Gpu, PassFormat, SkinningPath};
+//! use throng::wgpu;
+//!
+//! # fn frame(instance: wgpu::Instance, adapter: wgpu::Adapter, device: wgpu::Device,
+//! #     queue: wgpu::Queue, color: wgpu::TextureView, depth: wgpu::TextureView,
+//! #     view_proj: glam::Mat4, eye: glam::Vec3) -> Result<(), Box<dyn std::error::Error>> {
+//! // Once: a bake, a crowd of it, and a renderer for your pass's formats on your device.
+//! let file = ThrongFile::open(std::path::Path::new("crowd.throng"))?;
+//! let mut crowd = Crowd::new(&file, &CrowdSettings::default(), LodPolicy::default())?;
+//! let gpu = Gpu::from_device(instance, adapter, device.clone(), queue.clone());
+//! let format = PassFormat::new(
+//!     wgpu::TextureFormat::Bgra8UnormSrgb, // your colour target
+//!     wgpu::TextureFormat::Depth32Float,  // your depth buffer
+//!     1,                                  // samples per pixel
+//! );
+//! let mut renderer = CrowdRenderer::new(&gpu, &file, format)?;
+//!
+//! // Every frame: the crowd moves (culling and LOD for your camera), the renderer writes
+//! // what changed, and draws into your pass among your own draws.
+//! crowd.update(&file, 1.0 / 60.0, &View { view_proj, eye })?;
+//! let shown = CrowdFrame::of(&crowd);
+//! renderer.prepare(&gpu, &file, &shown, view_proj, SkinningPath::Gpu)?;
+//! let mut encoder = device.create_command_encoder(&Default::default());
+//! {
+//!     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+//!         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+//!             view: &color,
+//!             depth_slice: None,
+//!             resolve_target: None,
+//!             ops: wgpu::Operations::default(),
+//!         })],
+//!         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+//!             view: &depth,
+//!             depth_ops: Some(wgpu::Operations::default()),
+//!             stencil_ops: None,
+//!         }),
+//!         ..Default::default()
+//!     });
+//!     // ... your own draws ...
+//!     renderer.draw(&mut pass, &shown, SkinningPath::Gpu);
+//! }
+//! queue.submit([encoder.finish()]);
+//! crowd.clear_dirty();
+//! # Ok(()) }
+//! ```
 //!
 //! ## Conventions
 //! - Math: [`glam`]; right-handed, +Y up, metres, seconds, radians, column vectors, column-major
@@ -63,3 +129,10 @@ pub mod format;
 pub mod import;
 pub mod mesh;
 pub mod render;
+
+/// The wgpu throng draws with: an embedding program uses this one (the same version) for the
+/// device, passes and formats it hands to [`render`].
+pub use wgpu;
+
+/// The math library of throng's public types (`Mat4`, `Vec3`, `Quat`).
+pub use glam;

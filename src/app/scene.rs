@@ -295,12 +295,7 @@ impl Scene {
 
     /// The frame as the renderer reads it.
     pub fn frame(&self) -> CrowdFrame<'_> {
-        CrowdFrame {
-            records: self.crowd.records(),
-            dirty: self.crowd.dirty(),
-            draws: self.crowd.draws(),
-            slot_agent: self.crowd.slot_agent(),
-        }
+        CrowdFrame::of(&self.crowd)
     }
 }
 

@@ -468,12 +468,7 @@ impl Runner<'_> {
                 .renderer
                 .prepare(&device.gpu, file, &frame, view.view_proj, path)?
         } else {
-            let frame = CrowdFrame {
-                records: crowd.records(),
-                dirty: crowd.dirty(),
-                draws: crowd.draws(),
-                slot_agent: crowd.slot_agent(),
-            };
+            let frame = CrowdFrame::of(crowd);
             device
                 .renderer
                 .prepare(&device.gpu, file, &frame, view.view_proj, path)?

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::crowd::{DrawRange, InstanceRecord};
+use crate::crowd::{Crowd, DrawRange, InstanceRecord};
 
 /// What one frame drew.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -39,4 +39,17 @@ pub struct CrowdFrame<'a> {
     pub draws: &'a [DrawRange],
     /// The agent in each slot.
     pub slot_agent: &'a [u32],
+}
+
+impl<'a> CrowdFrame<'a> {
+    /// What `crowd` shows after its last [`Crowd::update`]: its records, the slots that
+    /// changed since [`Crowd::clear_dirty`], its draw ranges and slots.
+    pub fn of(crowd: &'a Crowd) -> Self {
+        Self {
+            records: crowd.records(),
+            dirty: crowd.dirty(),
+            draws: crowd.draws(),
+            slot_agent: crowd.slot_agent(),
+        }
+    }
 }
