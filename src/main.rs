@@ -13,6 +13,16 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Without a Wayland session (no XDG_RUNTIME_DIR), Mesa's Vulkan device-select layer makes
+    // libwayland print "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on
+    // every Vulkan run that succeeds; switch the layer off then (see
+    // throng::render::driver_env). The loader reads this when Vulkan is first used.
+    if throng::render::driver_env::quiet_device_select(|k| std::env::var_os(k)) {
+        let (name, value) = throng::render::driver_env::DEVICE_SELECT_OFF;
+        // SAFETY: still first in main, before any other thread exists, so nothing reads the
+        // environment concurrently.
+        unsafe { std::env::set_var(name, value) };
+    }
     match throng::cli::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -1,6 +1,7 @@
 //! Rendering baked crowds with wgpu, on Vulkan and GL.
 //!
 //! - `device`: backend and adapter choice, limits, the texel layout for a device;
+//!   `driver_env`: driver settings made in the environment before any driver loads;
 //! - `path`: the skinning paths (GPU, CPU, live, static) and the one rule choosing between
 //!   them, with its reason;
 //! - `crowd`: the crowd renderer, drawn into a pass the caller owns: `prepare` a `frame` (what
@@ -22,6 +23,7 @@ mod cpu_path;
 pub mod cpu_skin;
 pub mod crowd;
 pub mod device;
+pub mod driver_env;
 mod error;
 mod frame;
 mod ground;
