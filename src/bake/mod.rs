@@ -2,7 +2,8 @@
 //! through the animation pipeline into bone-matrix texels, with skeletons, events, root
 //! motion, per-frame bounds, LOD meshes and measured errors, ready for `format` to write.
 //!
-//! - `recipe`: the TOML recipe ([`Recipe`]), or the defaults for a bare model;
+//! - `recipe`: the TOML recipe ([`Recipe`]), one made in code ([`Recipe::new`],
+//!   [`Recipe::checked`]), or the defaults for a bare model;
 //! - `inputs`: the files a bake reads and the key that says a file is up to date ([`inputs`]);
 //! - `load`: a recipe's characters loaded, sized into metres and measured
 //!   ([`standing_height`]);
@@ -47,6 +48,8 @@ pub use gait::{Feet, feet_of};
 pub use inputs::{TOOL, inputs};
 pub use load::standing_height;
 pub use output::{DEFAULT_RECIPE, OutputError, bake_to_file, default_bake, up_to_date};
-pub use recipe::{DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Size};
+pub use recipe::{
+    CharacterSpec, DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size, Source,
+};
 pub use report::{AnimReport, BakeReport, CharacterReport};
 pub use texels::{from_rows, lerp, rows, skinned_error, through_f16};

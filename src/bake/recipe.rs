@@ -6,8 +6,14 @@
 //! later, once its characters are loaded (a clip the model lacks, an f16 budget exceeded), is
 //! reported at the line that asked for it, and keys that turn out to have no effect are named
 //! in the bake report.
+//!
+//! A recipe can also be made in code ([`Recipe::new`], [`CharacterSpec::character`],
+//! [`CharacterSpec::model`], then [`Recipe::checked`]): it is checked as the TOML it stands for.
 
+mod code;
 mod file;
+
+pub use code::IN_CODE;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -304,31 +310,14 @@ impl Recipe {
             model.display().to_string()
         );
         Self {
-            path: None,
             text,
-            output: output.to_path_buf(),
-            precision: PrecisionChoice::Auto,
-            precision_budget: DEFAULT_PRECISION_BUDGET,
-            interpolation_budget: DEFAULT_INTERPOLATION_BUDGET,
-            lods: DEFAULT_LODS.to_vec(),
-            lod_max_error: crate::mesh::LodOptions::default().max_error,
-            characters: vec![CharacterSpec {
-                name,
-                source: Source::Model(model.to_path_buf()),
-                clips: Selection::All,
-                states: Selection::Named(Vec::new()),
-                once: Vec::new(),
-                looping: Vec::new(),
-                fps: Rate::Fixed(DEFAULT_FPS),
-                rates: BTreeMap::new(),
-                params: BTreeMap::new(),
-                size: Size::Default,
-                tint: Vec4::ONE,
-                foot_lock: true,
-                lines: KeyLines::default(),
-            }],
-            lines: KeyLines::default(),
-            warnings: Vec::new(),
+            ..Self::new(
+                output,
+                vec![CharacterSpec {
+                    name,
+                    ..CharacterSpec::model(model)
+                }],
+            )
         }
     }
 }
