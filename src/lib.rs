@@ -5,7 +5,8 @@
 //!
 //! ## The three jobs
 //! - **Run the crowd demo**: `cargo run --release` (or `throng demo MODEL.glb`) opens a window
-//!   with a crowd and a panel of live statistics and settings ([`app`]).
+//!   with a crowd and a panel of live statistics and settings (the binary's own `app`
+//!   module; your program embeds the renderer instead, below).
 //! - **Bake textures for large scenes**: `throng bake RECIPE.toml` (or `throng bake
 //!   MODEL.glb`) samples every clip and blend state of your characters into one `.throng`
 //!   file ([`bake`], [`format`](mod@format); from code: `examples/bake_in_code.rs`).
@@ -112,13 +113,14 @@
 //! - [`crowd`]: agents, behaviour, LOD levels and update rates, culling, instance records
 //!   (pure CPU).
 //! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
-//! - [`app`]: the crowd demo: a winit window with an egui panel, or a headless picture.
+//! - `app` (internal): the crowd demo of `throng demo`: a winit window with an egui panel, or a
+//!   headless picture. Programs of their own embed the renderer instead (above).
 //! - [`bench`](mod@bench): the headless benchmark harness of `throng bench` and its report (table,
 //!   CSV/JSON, PNG plots).
 //! - [`cli`]: the `throng` command line (glue only).
 
 pub mod anim;
-pub mod app;
+pub(crate) mod app;
 pub mod atomic;
 pub mod bake;
 pub mod bench;

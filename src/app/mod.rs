@@ -16,9 +16,9 @@ pub mod window;
 
 use thiserror::Error;
 
-pub use headless::{HeadlessReport, render_headless};
-pub use scene::{DemoOptions, MAX_AGENTS, Scene, SkinningChoice, check_count, lod_presets};
-pub use window::{WindowOutcome, save_png};
+pub use headless::render_headless;
+pub use scene::{DemoOptions, Scene, SkinningChoice, check_count, lod_presets};
+pub use window::save_png;
 
 /// Why the demo could not run.
 #[derive(Debug, Error)]
