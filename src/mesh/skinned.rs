@@ -98,7 +98,10 @@ impl SkinnedMesh {
     /// Checks array lengths, indices and influences against a skeleton of `joint_count` joints.
     ///
     /// # Errors
-    /// [`MeshError`] naming the mesh and the first offending element.
+    /// Naming the mesh and the first offending element: [`MeshError::AttributeLength`] when a
+    /// per-vertex array is not one per position, [`MeshError::BadIndices`] for an index count
+    /// that is not a multiple of 3 or an index out of range, [`MeshError::BadInfluence`] for a
+    /// joint index out of range, bad weights, or a non-finite position or normal.
     pub fn validate(&self, joint_count: usize) -> Result<(), MeshError> {
         let n = self.positions.len();
         let lengths = [
