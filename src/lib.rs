@@ -119,6 +119,8 @@
 //!   CSV/JSON, PNG plots).
 //! - [`cli`]: the `throng` command line (glue only).
 
+#![warn(missing_docs)]
+
 pub mod anim;
 pub(crate) mod app;
 pub mod atomic;

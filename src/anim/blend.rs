@@ -32,7 +32,10 @@ pub fn mix(a: &Transform, b: &Transform, w: f32) -> Transform {
 }
 
 /// `out[j] = mix(a[j], b[j], w)` for every joint. `out` may alias neither input; all three have
-/// the same length (panics otherwise).
+/// the same length.
+///
+/// # Panics
+/// If `a`, `b` and `out` differ in length.
 pub fn mix_poses(a: &[Transform], b: &[Transform], w: f32, out: &mut [Transform]) {
     assert!(
         a.len() == out.len() && b.len() == out.len(),
@@ -45,6 +48,9 @@ pub fn mix_poses(a: &[Transform], b: &[Transform], w: f32, out: &mut [Transform]
 
 /// Layers `over` onto `base` in place: joint `j` gets `mix(base[j], over[j], weight * mask[j])`.
 /// Joints whose mask is 0 are left bit-identical.
+///
+/// # Panics
+/// If `base`, `over` and `mask` differ in length.
 pub fn layer(base: &mut [Transform], over: &[Transform], mask: &[f32], weight: f32) {
     assert!(
         base.len() == over.len() && mask.len() == base.len(),

@@ -210,7 +210,11 @@ impl RawClip {
     }
 }
 
-/// Checks key times: at least one, all finite, strictly increasing. The error says which key.
+/// Checks key times: at least one, all finite, strictly increasing.
+///
+/// # Errors
+/// A message saying which key is at fault ("key time 3 is not finite"), or "has no keys",
+/// for the caller to put in its own error (e.g. [`AnimError::BadChannel`]'s `what`).
 pub fn check_times(times: &[f32]) -> Result<(), String> {
     if times.is_empty() {
         return Err("has no keys".into());

@@ -10,7 +10,8 @@ use super::transform::Transform;
 /// its root base (the folded-in non-joint ancestors), so model space is the glTF scene's world
 /// space.
 ///
-/// Panics if `local` or `model` is not `skeleton.len()` long.
+/// # Panics
+/// If `local` or `model` is not `skeleton.len()` long.
 pub fn local_to_model(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat4]) {
     let n = skeleton.len();
     assert!(
@@ -30,7 +31,8 @@ pub fn local_to_model(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat
 /// Skinning matrices: `model[j] * inverse_bind[j]` for every joint, mapping bind-space vertices
 /// to model space.
 ///
-/// Panics if `model` or `out` is not `skeleton.len()` long.
+/// # Panics
+/// If `model` or `out` is not `skeleton.len()` long.
 pub fn skinning_matrices(skeleton: &Skeleton, model: &[Mat4], out: &mut [Mat4]) {
     let ibm = skeleton.inverse_bind();
     assert!(

@@ -153,7 +153,8 @@ fn apply(channel: &Channel, value: Vec4, out: &mut [Transform]) {
 /// transform per joint of `skeleton`. Joints without a channel get their rest pose; times before
 /// the first key or after the last hold the end values. Random access: binary search per channel.
 ///
-/// Panics if `out.len() != skeleton.len()` or if `clip` was validated against another skeleton
+/// # Panics
+/// If `out.len() != skeleton.len()` or if `clip` was validated against another skeleton
 /// with more joints.
 pub fn sample(clip: &Clip, skeleton: &Skeleton, time: f32, out: &mut [Transform]) {
     out.copy_from_slice(skeleton.rest());
@@ -167,7 +168,8 @@ pub fn sample(clip: &Clip, skeleton: &Skeleton, time: f32, out: &mut [Transform]
 /// Like [`sample`], but uses and updates `cursor` so that monotonic playback finds keys in O(1).
 /// The result is identical to [`sample`] for any time, in any order.
 ///
-/// Panics if `cursor` was made for a clip with another number of channels.
+/// # Panics
+/// As [`sample`], and if `cursor` was made for a clip with another number of channels.
 pub fn sample_with_cursor(
     clip: &Clip,
     skeleton: &Skeleton,

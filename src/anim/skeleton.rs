@@ -46,7 +46,10 @@ impl RawSkeleton {
     /// Checks lengths, parents-first order and finiteness.
     ///
     /// # Errors
-    /// [`AnimError`] naming the first offending joint.
+    /// [`AnimError::EmptySkeleton`], [`AnimError::TooManyJoints`] (more than
+    /// [`MAX_SKELETON_JOINTS`]), [`AnimError::SkeletonLengths`] when the per-joint arrays
+    /// disagree, and, naming the first offending joint, [`AnimError::ParentOrder`] or
+    /// [`AnimError::BadJointData`] (a non-finite transform or a singular inverse bind).
     pub fn validate(self) -> Result<Skeleton, AnimError> {
         let n = self.names.len();
         if n == 0 {
@@ -136,13 +139,19 @@ impl Skeleton {
         &self.names
     }
 
-    /// The parent of `joint`, `None` for a root. Panics if `joint >= len()`.
+    /// The parent of `joint`, `None` for a root.
+    ///
+    /// # Panics
+    /// If `joint >= len()`.
     #[inline]
     pub fn parent(&self, joint: usize) -> Option<usize> {
         self.parents[joint].map(usize::from)
     }
 
-    /// True when `ancestor` is a strict ancestor of `joint`. Panics if `joint >= len()`.
+    /// True when `ancestor` is a strict ancestor of `joint`.
+    ///
+    /// # Panics
+    /// If `joint >= len()`.
     pub fn is_ancestor(&self, ancestor: usize, joint: usize) -> bool {
         let mut j = joint;
         while let Some(p) = self.parent(j) {
@@ -199,7 +208,10 @@ impl Skeleton {
     }
 
     /// Membership of the subtree rooted at `root` (the joint and all its descendants), one flag
-    /// per joint. One forward pass, thanks to parents-first order. Panics if `root >= len()`.
+    /// per joint. One forward pass, thanks to parents-first order.
+    ///
+    /// # Panics
+    /// If `root >= len()`.
     pub fn subtree(&self, root: usize) -> Vec<bool> {
         let mut inside = vec![false; self.len()];
         inside[root] = true;

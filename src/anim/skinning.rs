@@ -35,7 +35,8 @@ fn normal_matrix(m: &Mat4) -> Mat3 {
 
 /// Skins `positions` (bind space) into `out` (model space) with the given skinning matrices.
 ///
-/// Panics if the per-vertex slices differ in length or a joint index is out of range of
+/// # Panics
+/// If the per-vertex slices differ in length or a joint index is out of range of
 /// `matrices` (meshes are validated against their skeleton at import).
 pub fn skin_positions(
     matrices: &[Mat4],
@@ -57,7 +58,9 @@ pub fn skin_positions(
 /// Skins `normals` into `out`, unit length. Uses the inverse-transpose of the blended matrix, so
 /// normals stay perpendicular to surfaces under non-uniform scale.
 ///
-/// Panics like [`skin_positions`].
+/// # Panics
+/// As [`skin_positions`]: if the per-vertex slices differ in length or a joint index is out of
+/// range of `matrices`.
 pub fn skin_normals(
     matrices: &[Mat4],
     normals: &[Vec3],

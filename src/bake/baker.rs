@@ -217,7 +217,13 @@ fn out_of_range(spec: &CharacterSpec, l: &Loaded, j: &Job, d: &Done) -> Result<(
 /// # Errors
 /// [`BakeError`] naming the character, clip, state or file at fault (also when a number it
 /// made is past f32's range), or [`BakeError::PrecisionBudget`] when f16 was asked for,
-/// exceeds the budget and is not forced.
+/// exceeds the budget and is not forced (inside [`BakeError::InRecipe`] at the recipe's
+/// `precision` key when the recipe has a file). Among them: [`BakeError::Input`] for an input
+/// file that cannot be read; [`BakeError::CharacterFile`] or [`BakeError::Model`] for a
+/// character file or model that does not load; [`BakeError::Recipe`] at the key at fault (or
+/// [`BakeError::Character`] for a recipe made in code) for what a character asks of its model
+/// that it lacks, or a frame rate that cannot be baked; [`BakeError::Lod`] for a mesh part
+/// that cannot be simplified.
 pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> {
     let (input_key, input_files) = inputs(recipe, options.force, options.external_files)?;
     report(

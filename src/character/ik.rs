@@ -19,7 +19,13 @@ use crate::anim::skeleton::Skeleton;
 pub enum IkKind {
     /// Analytic two-bone IK; the middle joint bends towards its FK position plus `pole`
     /// (a model-space direction).
-    TwoBone { job: TwoBoneJob, pole: Vec3 },
+    TwoBone {
+        /// The validated job: root, middle and end joints.
+        job: TwoBoneJob,
+        /// The offset, model space, metres, from the middle joint's FK position to the pole
+        /// point the chain bends towards.
+        pole: Vec3,
+    },
     /// Cyclic coordinate descent over a parent-to-child chain.
     Ccd(CcdJob),
     /// FABRIK over a parent-to-child chain.
@@ -46,7 +52,10 @@ pub enum IkTarget {
     /// A fixed model-space point, metres.
     Point(Vec3),
     /// Keep the effector at or above `floor` (metres): feet never sink through the ground.
-    Ground { floor: f32 },
+    Ground {
+        /// The lowest height the effector's origin may have: model-space y, metres.
+        floor: f32,
+    },
 }
 
 /// One IK post-process step, applied after forward kinematics in file order.

@@ -84,7 +84,11 @@ impl Character {
     /// file's folder).
     ///
     /// # Errors
-    /// [`CharacterError`] with the file, line and element at fault.
+    /// [`CharacterError`] with the file, line and element at fault: [`CharacterError::Io`] when
+    /// it cannot be read; [`CharacterError::Syntax`] for TOML syntax, an unknown key or a value
+    /// of the wrong type; [`CharacterError::Invalid`] for a reference to something that does not
+    /// exist, a cycle or a value out of range; [`CharacterError::Model`] when its model does not
+    /// import.
     pub fn load(path: &Path) -> Result<Self, CharacterError> {
         let file = path
             .file_name()

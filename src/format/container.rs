@@ -281,7 +281,12 @@ impl Container {
     /// Maps and validates the file at `path`.
     ///
     /// # Errors
-    /// [`FormatError`] saying what is wrong; never panics on any file content.
+    /// [`FormatError`] saying what is wrong; never panics on any file content:
+    /// [`FormatError::NotAFile`] for a folder, device, pipe or socket; [`FormatError::Io`] when
+    /// it cannot be opened or mapped; [`FormatError::NotThrong`] for another kind of file;
+    /// [`FormatError::Version`] for another major version; [`FormatError::Checksum`] for changed
+    /// bytes; [`FormatError::Size`] for a file cut off or appended to; [`FormatError::Malformed`]
+    /// for an empty file or an inconsistent header or section table.
     pub fn open(path: &Path) -> Result<Self, FormatError> {
         let file = path.display().to_string();
         // Mapping a folder fails with words that do not say what is wrong ("No such device"),

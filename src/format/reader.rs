@@ -142,7 +142,9 @@ impl ThrongFile {
     /// Maps, checks and validates the file at `path`.
     ///
     /// # Errors
-    /// [`FormatError`] saying what is wrong and where; never panics on any content.
+    /// [`FormatError`] saying what is wrong and where; never panics on any content. As
+    /// [`Container::open`] for the container, then [`FormatError::Malformed`] for a section or
+    /// record that is inconsistent.
     pub fn open(path: &Path) -> Result<Self, FormatError> {
         Self::from_container(Container::open(path)?)
     }

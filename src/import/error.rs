@@ -18,23 +18,51 @@ pub enum ImportError {
     /// The model file could not be read.
     #[error("{file}: cannot read {what} '{}': {cause}", path.display())]
     Io {
+        /// The model's file name (the last part of its path).
         file: String,
+        /// What was being read, e.g. "model".
         what: &'static str,
+        /// The path as it was given.
         path: PathBuf,
+        /// What the system said.
         cause: std::io::Error,
     },
     /// Not a well-formed glTF or GLB file, or its JSON breaks the schema.
     #[error("{file}: not a valid glTF file: {cause}")]
-    Parse { file: String, cause: gltf::Error },
+    Parse {
+        /// The model's file name (the last part of its path), or the name given to
+        /// [`load_bytes`](super::load_bytes).
+        file: String,
+        /// The glTF parser's error.
+        cause: gltf::Error,
+    },
     /// The file is well-formed but its content is unusable; `what` names the element.
     #[error("{file}: {what}")]
-    Invalid { file: String, what: String },
+    Invalid {
+        /// The model's file name (the last part of its path), or the name given to
+        /// [`load_bytes`](super::load_bytes).
+        file: String,
+        /// What is wrong, naming the glTF element (accessor, mesh, node, animation ...).
+        what: String,
+    },
     /// Skeleton or clip data failed validation (the message names the joint or the clip).
     #[error("{file}: {cause}")]
-    Anim { file: String, cause: Box<AnimError> },
+    Anim {
+        /// The model's file name (the last part of its path), or the name given to
+        /// [`load_bytes`](super::load_bytes).
+        file: String,
+        /// Why the skeleton or a clip was refused.
+        cause: Box<AnimError>,
+    },
     /// Mesh data failed validation.
     #[error("{file}: {cause}")]
-    Mesh { file: String, cause: Box<MeshError> },
+    Mesh {
+        /// The model's file name (the last part of its path), or the name given to
+        /// [`load_bytes`](super::load_bytes).
+        file: String,
+        /// Why the mesh was refused.
+        cause: Box<MeshError>,
+    },
 }
 
 #[cfg(test)]

@@ -129,7 +129,11 @@ impl Model {
 /// Loads a .glb or .gltf file.
 ///
 /// # Errors
-/// [`ImportError`] naming the file and the element at fault; never panics on bad input.
+/// [`ImportError`] naming the file and the element at fault; never panics on bad input:
+/// [`ImportError::Io`] when it cannot be read; [`ImportError::Parse`] when it is not valid glTF
+/// or GLB; [`ImportError::Invalid`] for content that cannot be used (not a regular file, a bad
+/// accessor, an unusable skin or animation ...); [`ImportError::Anim`] or [`ImportError::Mesh`]
+/// when the skeleton, a clip or a mesh fails validation.
 pub fn load(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
     let file = path
         .file_name()

@@ -12,19 +12,33 @@ pub enum MeshError {
     /// Per-vertex arrays disagree in length.
     #[error("mesh '{mesh}': {what} has {found} elements, mesh has {vertices} vertices")]
     AttributeLength {
+        /// The mesh's name.
         mesh: String,
+        /// The attribute that disagrees, by its glTF name: "NORMAL", "TEXCOORD_0", "JOINTS_0"
+        /// or "WEIGHTS_0".
         what: &'static str,
+        /// The attribute's number of elements.
         found: usize,
+        /// The mesh's number of vertices (its positions).
         vertices: usize,
     },
     /// The index count is not a multiple of three or an index is out of range.
     #[error("mesh '{mesh}': {what}")]
-    BadIndices { mesh: String, what: String },
+    BadIndices {
+        /// The mesh's name.
+        mesh: String,
+        /// What is wrong, e.g. "index 42 is 1800, but the mesh has 1728 vertices".
+        what: String,
+    },
     /// A vertex references a joint the skeleton does not have, or its weights are unusable.
     #[error("mesh '{mesh}', vertex {vertex}: {what}")]
     BadInfluence {
+        /// The mesh's name.
         mesh: String,
+        /// The vertex's index in the mesh.
         vertex: usize,
+        /// What is wrong with it: a joint index out of range, weights that are negative, not
+        /// finite or do not sum to 1, or a position or normal that is not finite.
         what: String,
     },
 }
@@ -84,7 +98,10 @@ impl SkinnedMesh {
     /// Checks array lengths, indices and influences against a skeleton of `joint_count` joints.
     ///
     /// # Errors
-    /// [`MeshError`] naming the mesh and the first offending element.
+    /// Naming the mesh and the first offending element: [`MeshError::AttributeLength`] when a
+    /// per-vertex array is not one per position, [`MeshError::BadIndices`] for an index count
+    /// that is not a multiple of 3 or an index out of range, [`MeshError::BadInfluence`] for a
+    /// joint index out of range, bad weights, or a non-finite position or normal.
     pub fn validate(&self, joint_count: usize) -> Result<(), MeshError> {
         let n = self.positions.len();
         let lengths = [

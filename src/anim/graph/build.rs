@@ -35,9 +35,11 @@ impl BlendTree {
     /// float parameters.
     ///
     /// # Errors
-    /// [`GraphError`] naming the node: dangling references, shared nodes or cycles, Blend1D
-    /// positions not strictly increasing, non-positive speeds, masks or reference poses of the
-    /// wrong length, non-finite values.
+    /// [`GraphError`] naming the node: [`GraphError::BadReference`] for a node, clip or
+    /// parameter that does not exist; [`GraphError::NotATree`] for shared nodes or cycles;
+    /// [`GraphError::BadValue`] for Blend1D positions not strictly increasing, non-positive
+    /// speeds, weights outside [0, 1], masks or reference poses of the wrong length, non-finite
+    /// values, or a node the root does not reach.
     pub fn new(
         nodes: Vec<Node>,
         root: NodeId,

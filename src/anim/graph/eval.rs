@@ -252,6 +252,11 @@ impl BlendTree {
     /// Writes the tree's local pose for `params` and the phases in `state` into `out`
     /// (`skeleton.len()` transforms). Allocates nothing; nodes with zero effective weight are
     /// not evaluated.
+    ///
+    /// # Panics
+    /// If `out` is not the tree's joint count long or `scratch` was made by another tree (see
+    /// [`BlendTree::new_scratch`]); may panic if `clips` or `skeleton` is not the one the tree
+    /// was built with.
     pub fn evaluate(
         &self,
         clips: &[Clip],

@@ -50,31 +50,51 @@ impl Weight {
 pub enum Node {
     /// Plays a clip. `speed` (> 0) scales its rate; `looping` wraps it, else it holds its end.
     Clip {
+        /// The clip's index in the `clips` given to [`BlendTree::new`].
         clip: usize,
+        /// Playback rate as a multiple of the clip's own (1.0 = as authored); finite and > 0.
         speed: f32,
+        /// Whether the clip wraps at its end (true) or holds its last pose (false).
         looping: bool,
     },
     /// Blends children placed on a parameter axis at strictly increasing `positions`: the two
     /// children around the parameter's value are mixed linearly; outside the axis it clamps.
     Blend1D {
+        /// The index of the float parameter that places the blend on its axis.
         param: usize,
+        /// Each child's place on the axis, in the parameter's units (e.g. m/s for a speed
+        /// blend): one per child, finite and strictly increasing.
         positions: Vec<f32>,
+        /// The blended nodes, at least one; they share this node's phase.
         children: Vec<NodeId>,
     },
     /// Mixes `over` onto `base` per joint by `mask` (0..=1 per joint) times `weight`.
     Layer {
+        /// The node whose pose is layered over; it shares this node's phase.
         base: NodeId,
+        /// The node mixed on top; it keeps its own phase.
         over: NodeId,
+        /// How much of `over` each joint takes, in [0, 1]: one weight per skeleton joint, by
+        /// joint index.
         mask: Vec<f32>,
+        /// The layer's overall weight, multiplied into every joint's mask weight.
         weight: Weight,
     },
     /// Adds `clip`'s difference from `reference` (a local pose) onto `base`, scaled by `weight`.
     Additive {
+        /// The node the difference is added onto; it shares this node's phase.
         base: NodeId,
+        /// The additive clip's index in the `clips` given to [`BlendTree::new`]; it keeps its
+        /// own phase.
         clip: usize,
+        /// Playback rate of `clip` as a multiple of its own (1.0 = as authored); finite and > 0.
         speed: f32,
+        /// Whether `clip` wraps at its end (true) or holds its last pose (false).
         looping: bool,
+        /// The local pose the clip's difference is measured from: one finite transform per
+        /// skeleton joint, by joint index.
         reference: Vec<Transform>,
+        /// How much of the difference is added, in [0, 1].
         weight: Weight,
     },
 }
@@ -84,13 +104,28 @@ pub enum Node {
 pub enum GraphError {
     /// A node refers to a node, clip or parameter that does not exist.
     #[error("node {node}: {what}")]
-    BadReference { node: NodeId, what: String },
+    BadReference {
+        /// The index of the node that holds the reference (or, for the root, the root index
+        /// that was given).
+        node: NodeId,
+        /// What it refers to that does not exist, e.g. "clip 4 does not exist (3 clips)".
+        what: String,
+    },
     /// A node is used by two parents, or the tree has a cycle.
     #[error("node {node} is used more than once (blend trees must be trees, without cycles)")]
-    NotATree { node: NodeId },
+    NotATree {
+        /// The index of the node reached twice (a second parent, the root used as a child, or
+        /// a cycle).
+        node: NodeId,
+    },
     /// A value is out of range.
     #[error("node {node}: {what}")]
-    BadValue { node: NodeId, what: String },
+    BadValue {
+        /// The index of the offending node.
+        node: NodeId,
+        /// What is wrong with it, e.g. "speed 0 must be a positive number".
+        what: String,
+    },
 }
 
 /// An immutable, validated blend tree.

@@ -64,8 +64,10 @@ impl AimJob {
     /// forward axis and the target direction.
     ///
     /// # Errors
-    /// [`IkError`] for a pose of the wrong length, a non-finite target, a target on the joint's
-    /// origin, or a singular parent space or joint scale; the pose is then untouched.
+    /// [`IkError::PoseLength`] for a pose of the wrong length, [`IkError::SkeletonChanged`] for
+    /// a skeleton other than the job's, [`IkError::NonFiniteTarget`] for a non-finite target,
+    /// [`IkError::Degenerate`] for a target on the joint's origin or a singular parent space or
+    /// joint scale; the pose is then untouched.
     pub fn run(
         &self,
         skeleton: &Skeleton,

@@ -64,8 +64,9 @@ impl CcdJob {
     /// at once. The effector's own rotation is never changed.
     ///
     /// # Errors
-    /// [`IkError`] for a pose of the wrong length or a non-finite target; the pose is then
-    /// untouched.
+    /// [`IkError::PoseLength`] for a pose of the wrong length, [`IkError::SkeletonChanged`] for
+    /// a skeleton other than the job's, [`IkError::NonFiniteTarget`] for a non-finite target;
+    /// the pose is then untouched.
     pub fn run(
         &self,
         skeleton: &Skeleton,

@@ -61,8 +61,10 @@ impl FabrikJob {
     /// 0) blends each chain joint from its FK rotation; 0 returns at once.
     ///
     /// # Errors
-    /// [`IkError`] for a pose of the wrong length, a scratch buffer that is too short, or a
-    /// non-finite target; the pose is then untouched.
+    /// [`IkError::PoseLength`] for a pose of the wrong length, [`IkError::SkeletonChanged`] for
+    /// a skeleton other than the job's, [`IkError::NonFiniteTarget`] for a non-finite target,
+    /// [`IkError::ScratchTooShort`] for a scratch buffer that is too short; the pose is then
+    /// untouched.
     pub fn run(
         &self,
         skeleton: &Skeleton,

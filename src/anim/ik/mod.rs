@@ -86,50 +86,101 @@ impl Default for IterLimits {
 pub enum IkError {
     /// A chain needs a joint to rotate and an end effector.
     #[error("IK chain needs at least 2 joints, got {joints}")]
-    ChainTooShort { joints: usize },
+    ChainTooShort {
+        /// The number of joints in the chain given (0 or 1).
+        joints: usize,
+    },
     /// The chain is longer than [`CcdJob`]'s fixed buffer.
     #[error("CCD chain has {joints} joints; at most {max} are supported")]
-    ChainTooLong { joints: usize, max: usize },
+    ChainTooLong {
+        /// The number of joints in the chain given.
+        joints: usize,
+        /// The most joints a CCD chain may have ([`MAX_CCD_CHAIN`]).
+        max: usize,
+    },
     /// A joint index is not a joint of the skeleton.
     #[error("IK chain: joint {joint} is out of range (skeleton has {joint_count} joints)")]
-    JointOutOfRange { joint: usize, joint_count: usize },
+    JointOutOfRange {
+        /// The joint index given, which is `joint_count` or more.
+        joint: usize,
+        /// The number of joints in the skeleton.
+        joint_count: usize,
+    },
     /// Consecutive chain entries must be parent and child.
     #[error("IK chain: joint {parent} is not the parent of joint {child}")]
-    NotParent { parent: usize, child: usize },
+    NotParent {
+        /// The index of the chain entry that should be `child`'s parent.
+        parent: usize,
+        /// The index of the joint that follows it in the chain.
+        child: usize,
+    },
     /// Two-bone joints must each be a strict ancestor of the next.
     #[error("IK chain: joint {ancestor} is not an ancestor of joint {joint}")]
-    NotAncestor { ancestor: usize, joint: usize },
+    NotAncestor {
+        /// The index of the joint that should be above `joint` (the root or the middle joint).
+        ancestor: usize,
+        /// The index of the joint that does not hang below it (the middle or the end joint).
+        joint: usize,
+    },
     /// `local` or `model` does not have one entry per joint.
     #[error(
         "IK pose has {local} local transforms and {model} model matrices, skeleton has {joints} joints"
     )]
     PoseLength {
+        /// The length of `local` (local transforms).
         local: usize,
+        /// The length of `model` (model-space matrices).
         model: usize,
+        /// The number of joints in the skeleton, which both must equal.
         joints: usize,
     },
     /// The job was built against a skeleton with another joint count than the one it runs on.
     #[error("IK job was built for a skeleton of {built} joints, run on one of {joints}")]
-    SkeletonChanged { built: usize, joints: usize },
+    SkeletonChanged {
+        /// The joint count of the skeleton the job was built for.
+        built: usize,
+        /// The joint count of the skeleton given to `run`.
+        joints: usize,
+    },
     /// FABRIK's scratch buffer cannot hold one position per chain joint.
     #[error("FABRIK scratch holds {scratch} positions, chain has {joints} joints")]
-    ScratchTooShort { scratch: usize, joints: usize },
+    ScratchTooShort {
+        /// The number of positions the scratch buffer holds.
+        scratch: usize,
+        /// The number of joints in the chain, the least the scratch must hold.
+        joints: usize,
+    },
     /// The target contains NaN or infinity.
     #[error("IK target {target} is not finite")]
-    NonFiniteTarget { target: Vec3 },
+    NonFiniteTarget {
+        /// The target as given (model space, metres).
+        target: Vec3,
+    },
     /// The two-bone pole contains NaN or infinity.
     #[error("IK pole {pole} is not finite")]
-    NonFinitePole { pole: Vec3 },
+    NonFinitePole {
+        /// The pole as given (model space, metres).
+        pole: Vec3,
+    },
     /// The aim's forward axis is zero or not finite.
     #[error("IK aim forward axis {forward} must be finite and non-zero")]
-    BadForward { forward: Vec3 },
+    BadForward {
+        /// The forward axis as given (in the aimed joint's own space).
+        forward: Vec3,
+    },
     /// The aim's up axis is not finite.
     #[error("IK aim up axis {up} is not finite")]
-    NonFiniteUp { up: Vec3 },
+    NonFiniteUp {
+        /// The up axis as given (in the aimed joint's own space).
+        up: Vec3,
+    },
     /// This frame's pose gives the solver nothing to work with: a bone shorter than 1 µm, a
     /// singular parent space (zero scale above the joint), or a target on the aimed joint.
     #[error("IK cannot solve this pose: {what}")]
-    Degenerate { what: &'static str },
+    Degenerate {
+        /// What made the pose unsolvable, e.g. "a bone is shorter than 1 µm".
+        what: &'static str,
+    },
 }
 
 /// Checks what every job's `run` is given: `local` and `model` hold one entry per joint of

@@ -59,8 +59,11 @@ impl TwoBoneJob {
     /// returns at once.
     ///
     /// # Errors
-    /// A `local`/`model` length other than the joint count, a non-finite `target` or `pole`, a
-    /// bone shorter than 1 µm or a singular parent space; the pose is then untouched.
+    /// [`IkError::PoseLength`] for a `local`/`model` length other than the joint count,
+    /// [`IkError::SkeletonChanged`] for a skeleton other than the job's,
+    /// [`IkError::NonFiniteTarget`] or [`IkError::NonFinitePole`] for a non-finite `target` or
+    /// `pole`, [`IkError::Degenerate`] for a bone shorter than 1 µm or a singular parent space;
+    /// the pose is then untouched.
     pub fn run(
         &self,
         skeleton: &Skeleton,
