@@ -15,9 +15,10 @@ use crate::bake::{BakeReport, DefaultSource, default_recipe, up_to_date};
 #[command(
     after_help = "With no RECIPE, bakes the default bake (the mannequin crowd that demo, render, bench and \
 inspect use when given no file): in the repository root, bake/mannequin.toml into \
-bake/mannequin.throng; anywhere else, the recipe built into throng into the cache, \
-$XDG_CACHE_HOME/throng/mannequin.throng (or ~/.cache/throng/), its recipe, character and \
-model written beside it in builtin/. --out writes it elsewhere instead.\n\
+bake/mannequin.throng; anywhere else, throng's built-in copy of that recipe into the cache, \
+$XDG_CACHE_HOME/throng/mannequin.throng (or ~/.cache/throng/), with the recipe, character file \
+and model written beside it in builtin/ and the bake reused while it is up to date. --out \
+writes it elsewhere instead.\n\
 Recipes are described in docs/BAKING.md; the file format in docs/FORMAT.md.\n\
 Examples:\n  throng bake                          the default bake (the demo's crowd)\n  throng bake bake/large-scene.toml    several characters in one file\n  throng bake Fox.glb -o fox.throng    every clip of a model, with the defaults"
 )]
