@@ -45,9 +45,12 @@ fn listing(dir: &Path) -> Vec<String> {
     names
 }
 
-/// When `path` was last written.
-fn modified(path: &Path) -> std::time::SystemTime {
-    std::fs::metadata(path).unwrap().modified().unwrap()
+/// Which file `path` is and when it was last written: throng writes every file by renaming a
+/// new one over it, so a rewrite changes the inode even within the file system's clock tick.
+fn modified(path: &Path) -> (u64, std::time::SystemTime) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).unwrap();
+    (m.ino(), m.modified().unwrap())
 }
 
 /// The fraction of `image`'s pixels, in its middle half (a quarter in from each side), that
