@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use super::baker::BakeOptions;
-use super::output::{OutputError, bake_to_file, up_to_date};
+use super::output::{OutputError, bake_if_stale};
 use super::recipe::Recipe;
 use crate::atomic::{check_target, write_bytes};
 
@@ -143,20 +143,18 @@ pub fn builtin_recipe(cache: &Path) -> Result<Recipe, OutputError> {
 }
 
 /// The default bake's file ([`default_recipe`]'s output), baked first when missing or out of
-/// date; `before_baking` is called with the recipe just before that bake (not at all when the
-/// file is up to date).
+/// date ([`bake_if_stale`]); `before_baking` is called with the recipe just before that bake
+/// (not at all when the file is up to date). Outside the repository root the recipe's
+/// `output` is the cache file, so saying it says where the cache is.
 ///
 /// # Errors
-/// As [`default_recipe`], [`up_to_date`] and [`bake_to_file`].
+/// As [`default_recipe`] and [`bake_if_stale`].
 pub fn default_bake(
     options: &BakeOptions,
-    before_baking: impl FnOnce(&DefaultRecipe),
+    before_baking: impl FnOnce(&Recipe),
 ) -> Result<PathBuf, OutputError> {
     let default = default_recipe()?;
-    if !up_to_date(&default.recipe, options.force, options.external_files)? {
-        before_baking(&default);
-        bake_to_file(&default.recipe, options)?;
-    }
+    bake_if_stale(&default.recipe, options, before_baking)?;
     Ok(default.recipe.output)
 }
 

@@ -78,3 +78,22 @@ pub fn bake_to_file(recipe: &Recipe, options: &BakeOptions) -> Result<BakeReport
         .map_err(BakeError::from)?;
     Ok(baked.report)
 }
+
+/// Bakes `recipe` into its output unless that is up to date ([`up_to_date`]), calling
+/// `before_baking` with the recipe just before the bake (not at all when it is up to date).
+/// Returns whether it baked.
+///
+/// # Errors
+/// As [`up_to_date`] and [`bake_to_file`].
+pub fn bake_if_stale(
+    recipe: &Recipe,
+    options: &BakeOptions,
+    before_baking: impl FnOnce(&Recipe),
+) -> Result<bool, OutputError> {
+    if up_to_date(recipe, options.force, options.external_files)? {
+        return Ok(false);
+    }
+    before_baking(recipe);
+    bake_to_file(recipe, options)?;
+    Ok(true)
+}

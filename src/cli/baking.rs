@@ -2,7 +2,7 @@
 //! bare-model defaults), a bake's progress bar on stderr, the default bake with the message
 //! users see before it (`throng demo`, `render`, `bench` and `inspect` given no file), and the
 //! demo's cache of bakes of the models it is given. The work itself is the library's
-//! ([`crate::bake::bake_to_file`], [`crate::bake::up_to_date`], [`crate::bake::default_bake`]).
+//! ([`crate::bake::bake_to_file`], [`crate::bake::up_to_date`], [`crate::bake::default_recipe`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -11,8 +11,8 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::bake::{
-    BakeOptions, BakeReport, DefaultRecipe, DefaultSource, Progress, Recipe, bake_to_file,
-    cache_dir, up_to_date,
+    BakeOptions, BakeReport, DefaultRecipe, DefaultSource, Progress, Recipe, bake_if_stale,
+    bake_to_file, cache_dir, default_recipe, up_to_date,
 };
 use crate::import::ExternalFiles;
 
@@ -209,10 +209,12 @@ pub(super) fn default_bake(quiet: bool) -> Result<PathBuf> {
         // The project's own mannequin recipe.
         ..BakeOptions::default()
     };
-    let path = crate::bake::default_bake(&options, |default| {
+    // The library's default_bake, with the source at hand for the message.
+    let default = default_recipe()?;
+    bake_if_stale(&default.recipe, &options, |_| {
         if !quiet {
-            eprintln!("{}", before_default(default));
+            eprintln!("{}", before_default(&default));
         }
     })?;
-    Ok(path)
+    Ok(default.recipe.output)
 }
