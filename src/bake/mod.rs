@@ -19,10 +19,13 @@
 //! - `assemble`: everything written into the file's builder;
 //! - `report`: what a bake made ([`BakeReport`]);
 //! - `baker`: [`bake`] itself, which runs the stages;
-//! - `output`: baking into the recipe's file, whether it is up to date, the default bake.
+//! - `output`: baking into the recipe's file, whether it is up to date;
+//! - `default`: the default bake (the mannequin crowd), from the repository's recipe or the
+//!   built-in one baked into the cache ([`default_bake`]).
 
 mod assemble;
 mod baker;
+mod default;
 mod error;
 mod events;
 mod facing;
@@ -42,12 +45,16 @@ mod sample;
 pub mod texels;
 
 pub use baker::{BakeOptions, Baked, Progress, bake};
+pub use default::{
+    BUILTIN_DIR, BUILTIN_FILES, BuiltinFile, CACHED_BAKE, DEFAULT_RECIPE, DefaultRecipe,
+    DefaultSource, builtin_recipe, cache_dir, default_bake, default_recipe,
+};
 pub use error::{BakeError, RecipeAt};
 pub use frames::{FrameSchedule, MAX_FRAMES};
 pub use gait::{Feet, feet_of};
 pub use inputs::{TOOL, inputs};
 pub use load::standing_height;
-pub use output::{DEFAULT_RECIPE, OutputError, bake_to_file, default_bake, up_to_date};
+pub use output::{OutputError, bake_if_stale, bake_to_file, up_to_date};
 pub use recipe::{
     CharacterSpec, DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size, Source,
 };

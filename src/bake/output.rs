@@ -1,38 +1,38 @@
 //! A recipe's output file: whether it is up to date (baked from exactly these inputs by this
-//! throng), baking into it (atomically, through the container writer), and the default bake
-//! that the demo, `throng render` and `throng bench` fall back on when given no file.
+//! throng) and baking into it (atomically, through the container writer).
 //!
-//! Printing stays the caller's: progress goes through [`BakeOptions::progress`], and
-//! [`default_bake`] says when it is about to bake through a callback, so each command keeps
-//! its own messages (or none).
-
-use std::path::PathBuf;
+//! Printing stays the caller's: progress goes through [`BakeOptions::progress`].
 
 use thiserror::Error;
 
 use super::baker::{BakeOptions, bake};
+use super::default::DEFAULT_RECIPE;
 use super::error::BakeError;
 use super::inputs::inputs;
 use super::recipe::Recipe;
 use super::report::BakeReport;
-use crate::atomic::{TargetError, check_target};
+use crate::atomic::{TargetError, WriteError, check_target};
 use crate::format::ThrongFile;
-
-/// The recipe of the default bake (the mannequin crowd of the demo), relative to the current
-/// folder: commands run from the repository root find it.
-pub const DEFAULT_RECIPE: &str = "bake/mannequin.toml";
 
 /// Why a bake could not be written to its file.
 #[derive(Debug, Error)]
 pub enum OutputError {
-    /// The default recipe could not be read.
+    /// The repository's default recipe ([`DEFAULT_RECIPE`] in the current folder, used
+    /// instead of the built-in one) could not be read or is invalid.
     #[error(
-        "the default bake needs {DEFAULT_RECIPE} (run from the repository root, or give --bake FILE)"
+        "{DEFAULT_RECIPE} in the current folder (the default recipe, used instead of the built-in one): {source}"
     )]
     DefaultRecipe {
         /// Why it could not.
         #[source]
         source: BakeError,
+    },
+    /// A file of the built-in default recipe could not be written into the cache folder.
+    #[error("cannot write the built-in default recipe into the cache: {error}")]
+    Builtin {
+        /// The failed write, naming the file.
+        #[source]
+        error: WriteError,
     },
     /// The output cannot be written there (empty, a folder, a folder that cannot be created
     /// or written in); found before baking.
@@ -79,22 +79,21 @@ pub fn bake_to_file(recipe: &Recipe, options: &BakeOptions) -> Result<BakeReport
     Ok(baked.report)
 }
 
-/// The default bake's file, baked first from [`DEFAULT_RECIPE`] when missing or out of date;
-/// `before_baking` is called with the recipe just before that bake (not at all when the file
-/// is up to date).
+/// Bakes `recipe` into its output unless that is up to date ([`up_to_date`]), calling
+/// `before_baking` with the recipe just before the bake (not at all when it is up to date).
+/// Returns whether it baked.
 ///
 /// # Errors
-/// [`OutputError::DefaultRecipe`] if the recipe cannot be read (e.g. when run outside the
-/// repository), else as [`up_to_date`] and [`bake_to_file`].
-pub fn default_bake(
+/// As [`up_to_date`] and [`bake_to_file`].
+pub fn bake_if_stale(
+    recipe: &Recipe,
     options: &BakeOptions,
     before_baking: impl FnOnce(&Recipe),
-) -> Result<PathBuf, OutputError> {
-    let recipe = Recipe::load(std::path::Path::new(DEFAULT_RECIPE))
-        .map_err(|source| OutputError::DefaultRecipe { source })?;
-    if !up_to_date(&recipe, options.force, options.external_files)? {
-        before_baking(&recipe);
-        bake_to_file(&recipe, options)?;
+) -> Result<bool, OutputError> {
+    if up_to_date(recipe, options.force, options.external_files)? {
+        return Ok(false);
     }
-    Ok(recipe.output)
+    before_baking(recipe);
+    bake_to_file(recipe, options)?;
+    Ok(true)
 }

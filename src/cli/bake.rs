@@ -8,20 +8,27 @@ use anyhow::Result;
 
 use super::baking::{bake_and_write, recipe_for};
 use crate::atomic::check_target;
-use crate::bake::{BakeReport, DEFAULT_RECIPE, up_to_date};
+use crate::bake::{BakeReport, DefaultSource, default_recipe, up_to_date};
 
 /// Arguments of `throng bake`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Recipes are described in docs/BAKING.md; the file format in docs/FORMAT.md.\n\
-Examples:\n  throng bake                          bake bake/mannequin.toml (the demo's crowd)\n  throng bake bake/large-scene.toml    several characters in one file\n  throng bake Fox.glb -o fox.throng    every clip of a model, with the defaults"
+    after_help = "With no RECIPE, bakes the default bake (the mannequin crowd that demo, render, bench and \
+inspect use when given no file): in the repository root, bake/mannequin.toml into \
+bake/mannequin.throng; anywhere else, throng's built-in copy of that recipe into the cache, \
+$XDG_CACHE_HOME/throng/mannequin.throng (or ~/.cache/throng/), with the recipe, character file \
+and model written beside it in builtin/ and the bake reused while it is up to date. --out \
+writes it elsewhere instead.\n\
+Recipes are described in docs/BAKING.md; the file format in docs/FORMAT.md.\n\
+Examples:\n  throng bake                          the default bake (the demo's crowd)\n  throng bake bake/large-scene.toml    several characters in one file\n  throng bake Fox.glb -o fox.throng    every clip of a model, with the defaults"
 )]
 pub struct Args {
-    /// A recipe (.toml) or a glTF model (.glb/.gltf) to bake with the defaults.
-    #[arg(default_value = DEFAULT_RECIPE, value_name = "RECIPE|MODEL")]
-    input: PathBuf,
+    /// A recipe (.toml) or a glTF model (.glb/.gltf) to bake with the defaults (default: the
+    /// default bake; see below).
+    #[arg(value_name = "RECIPE|MODEL")]
+    input: Option<PathBuf>,
     /// Output file (default: the recipe's `output`; for a model, MODEL.throng in the current
-    /// folder).
+    /// folder; for the default bake, see below).
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// Write f16 texels even when their measured error exceeds the recipe's budget.
@@ -121,7 +128,25 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
 }
 
 pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
-    let recipe = recipe_for(&args.input, args.out.as_deref())?;
+    let recipe = match &args.input {
+        Some(input) => recipe_for(input, args.out.as_deref())?,
+        None => {
+            let default = default_recipe()?;
+            let mut recipe = default.recipe;
+            if let Some(o) = &args.out {
+                recipe.output = o.clone();
+            } else if let DefaultSource::Builtin { folder } = &default.source
+                && !args.quiet
+            {
+                println!(
+                    "no {} here: the built-in default recipe (copied to {}) bakes into the cache",
+                    crate::bake::DEFAULT_RECIPE,
+                    folder.display()
+                );
+            }
+            recipe
+        }
+    };
     // Before hashing the inputs and baking (bake_to_file checks again, for its other callers):
     // an output that cannot be written fails now, naming it.
     check_target(&recipe.output, true)?;

@@ -1,8 +1,8 @@
 //! Baking glue the commands share: the recipe a command line names (a recipe file, or the
 //! bare-model defaults), a bake's progress bar on stderr, the default bake with the message
-//! users see before it (`throng demo`, `render` and `bench` given no file), and the demo's
-//! cache of bakes of the models it is given. The work itself is the library's
-//! ([`crate::bake::bake_to_file`], [`crate::bake::up_to_date`], [`crate::bake::default_bake`]).
+//! users see before it (`throng demo`, `render`, `bench` and `inspect` given no file), and the
+//! demo's cache of bakes of the models it is given. The work itself is the library's
+//! ([`crate::bake::bake_to_file`], [`crate::bake::up_to_date`], [`crate::bake::default_recipe`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -11,7 +11,8 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::bake::{
-    BakeOptions, BakeReport, DEFAULT_RECIPE, Progress, Recipe, bake_to_file, up_to_date,
+    BakeOptions, BakeReport, DefaultRecipe, DefaultSource, Progress, Recipe, bake_if_stale,
+    bake_to_file, cache_dir, default_recipe, up_to_date,
 };
 use crate::import::ExternalFiles;
 
@@ -53,21 +54,8 @@ fn stem(path: &Path) -> String {
         .unwrap_or_else(|| "model".into())
 }
 
-/// Where the demo keeps its bakes: `$XDG_CACHE_HOME/throng` (an absolute path, as the XDG
-/// specification asks), else `$HOME/.cache/throng`, else `throng` in the system temp folder.
-pub(super) fn cache_dir() -> PathBuf {
-    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").and_then(absolute) {
-        return dir.join("throng");
-    }
-    if let Some(home) = std::env::var_os("HOME").and_then(absolute) {
-        return home.join(".cache").join("throng");
-    }
-    std::env::temp_dir().join("throng")
-}
-
 /// The cache file for the recipe or model at `canonical` (an absolute path without links):
-/// `STEM-HASH.throng` in [`cache_dir`], HASH being the first 8 hex digits of the SHA-256 of the
+/// `STEM-HASH.throng` in the cache folder ([`cache_dir`]), HASH being the first 8 hex digits of the SHA-256 of the
 /// path, so that two Fox.glb in different folders get two files.
 fn cache_file(canonical: &Path) -> PathBuf {
     let hash = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
@@ -193,8 +181,25 @@ pub(super) fn bake_and_write(
     Ok(bake_to_file(recipe, &options)?)
 }
 
-/// The default bake's file, baked first (saying so on stderr, with a progress bar, unless
-/// `quiet`) when missing or out of date.
+/// The line printed before the default bake is baked: what is baked from what, and for the
+/// built-in recipe where the cache is.
+pub(super) fn before_default(default: &DefaultRecipe) -> String {
+    let out = default.recipe.output.display();
+    match &default.source {
+        DefaultSource::Repository => {
+            format!("baking {out} from {} first", crate::bake::DEFAULT_RECIPE)
+        }
+        DefaultSource::Builtin { folder } => format!(
+            "baking the built-in mannequin crowd first, into the cache: {out} (reused while it is up to date; its recipe is in {})",
+            folder.display()
+        ),
+    }
+}
+
+/// The default bake's file, baked first (saying what and where on stderr, with a progress
+/// bar, unless `quiet`) when missing or out of date: `bake/mannequin.throng` in the
+/// repository root, else the built-in recipe's bake in the cache folder
+/// ([`crate::bake::default_bake`]).
 pub(super) fn default_bake(quiet: bool) -> Result<PathBuf> {
     let bar = Bar::new(quiet);
     let progress = |p: Progress| bar.show(p);
@@ -204,13 +209,12 @@ pub(super) fn default_bake(quiet: bool) -> Result<PathBuf> {
         // The project's own mannequin recipe.
         ..BakeOptions::default()
     };
-    let path = crate::bake::default_bake(&options, |recipe| {
+    // The library's default_bake, with the source at hand for the message.
+    let default = default_recipe()?;
+    bake_if_stale(&default.recipe, &options, |_| {
         if !quiet {
-            eprintln!(
-                "baking {} from {DEFAULT_RECIPE} first",
-                recipe.output.display()
-            );
+            eprintln!("{}", before_default(&default));
         }
     })?;
-    Ok(path)
+    Ok(default.recipe.output)
 }

@@ -32,8 +32,9 @@ case's last frame in DIR/pictures/.\n\
 Example: throng bench --instances 1000,10000 --backend vulkan,gl --out bench-out"
 )]
 pub struct Args {
-    /// The baked file (default: bake/mannequin.throng, baked first from bake/mannequin.toml
-    /// if missing or out of date).
+    /// The baked file (default: the default bake, baked first if missing or out of date:
+    /// bake/mannequin.throng in the repository root, else the built-in mannequin crowd's in
+    /// the cache, ~/.cache/throng/mannequin.throng; see throng bake --help).
     #[arg(long, value_name = "FILE")]
     bake: Option<PathBuf>,
     /// The recipe the bake was made from, whose character files the live baseline evaluates

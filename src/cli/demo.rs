@@ -33,8 +33,9 @@ pub struct Args {
     /// and show.
     #[arg(value_name = "MODEL|RECIPE", conflicts_with = "bake")]
     input: Option<PathBuf>,
-    /// The baked file (default: bake/mannequin.throng, baked first from bake/mannequin.toml
-    /// if missing or out of date).
+    /// The baked file (default: the default bake, baked first if missing or out of date:
+    /// bake/mannequin.throng in the repository root, else the built-in mannequin crowd's in
+    /// the cache, ~/.cache/throng/mannequin.throng; see throng bake --help).
     #[arg(long, value_name = "FILE")]
     bake: Option<PathBuf>,
     /// Number of agents (1 to 200000; the panel changes it live).

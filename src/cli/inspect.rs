@@ -1,11 +1,13 @@
-//! `throng inspect`: what a model contains, as text or JSON.
+//! `throng inspect`: what a model or a `.throng` file contains, as text or JSON; with no file,
+//! the default bake.
 
 use std::fmt::Write as _;
 
 use anyhow::Result;
 use serde::Serialize;
 
-use super::ModelArgs;
+use super::baking::default_bake;
+use super::{MergeArg, load_model};
 use crate::import::Model;
 
 /// Whether `path` is a `.throng` file (by extension, or by its first bytes).
@@ -24,9 +26,20 @@ fn is_throng(path: &std::path::Path) -> bool {
 
 /// Arguments of `throng inspect`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "With no FILE, inspects the default bake (baking it first if it is missing or out of \
+date): bake/mannequin.throng in the repository root, else the built-in mannequin crowd's bake \
+in the cache, $XDG_CACHE_HOME/throng/mannequin.throng (or ~/.cache/throng/)."
+)]
 pub struct Args {
-    #[command(flatten)]
-    model: ModelArgs,
+    /// The glTF model (.glb, or .gltf with its buffers and images beside it) or .throng file
+    /// (default: the default bake).
+    #[arg(value_name = "FILE")]
+    file: Option<std::path::PathBuf>,
+    /// Merge a model's animations that drive disjoint joints into one clip. Bare flag means
+    /// 'always'.
+    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1, default_missing_value = "always", value_name = "WHEN")]
+    merge_animations: MergeArg,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -186,10 +199,14 @@ pub(super) fn text(r: &Report) -> String {
 }
 
 pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
-    if is_throng(&args.model.model) {
-        return super::inspect_throng::run(&args.model.model, args.json);
+    let Some(file) = &args.file else {
+        let bake = default_bake(false)?;
+        return super::inspect_throng::run(&bake, args.json);
+    };
+    if is_throng(file) {
+        return super::inspect_throng::run(file, args.json);
     }
-    let model = args.model.load(external)?;
+    let model = load_model(file, args.merge_animations, external)?;
     let r = report(&model);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r)?);

@@ -12,7 +12,7 @@ mod play;
 mod pose;
 mod render;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -77,22 +77,6 @@ enum MergeArg {
     Always,
     /// Keep each animation as its own clip.
     Never,
-}
-
-/// Options shared by commands that import a model.
-#[derive(Debug, clap::Args)]
-struct ModelArgs {
-    /// The glTF model (.glb, or .gltf with its buffers and images beside it).
-    model: PathBuf,
-    /// Merge animations that drive disjoint joints into one clip. Bare flag means 'always'.
-    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1, default_missing_value = "always", value_name = "WHEN")]
-    merge_animations: MergeArg,
-}
-
-impl ModelArgs {
-    fn load(&self, external: ExternalFiles) -> Result<Model> {
-        load_model(&self.model, self.merge_animations, external)
-    }
 }
 
 /// Imports `path` with its images, so that every command reports a missing or broken image

@@ -54,8 +54,9 @@ times and cross-fades drawn from --seed, seen by a fixed camera that frames them
 Example: throng render --instances 400 --backend gl --out crowd-gl.png"
 )]
 pub struct Args {
-    /// The baked file (default: bake/mannequin.throng, baked first from bake/mannequin.toml
-    /// if missing or out of date).
+    /// The baked file (default: the default bake, baked first if missing or out of date:
+    /// bake/mannequin.throng in the repository root, else the built-in mannequin crowd's in
+    /// the cache, ~/.cache/throng/mannequin.throng; see throng bake --help).
     #[arg(long, value_name = "FILE")]
     bake: Option<PathBuf>,
     /// Number of characters (1 to 200000, as the demo).
