@@ -28,7 +28,7 @@ use crate::import::{ExternalFiles, Images, ImportOptions, MergeAnimations, Model
     long_about = None,
     after_help = "With no command, runs the crowd demo (throng demo) with the built-in mannequin.\nDocs: README.md, docs/IMPORT.md (glTF import), docs/CHARACTER.md (character files)."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// Let a model's buffer and image URIs name files outside its folder: absolute paths,
