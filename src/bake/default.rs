@@ -21,9 +21,7 @@ use super::output::{OutputError, bake_if_stale};
 use super::recipe::Recipe;
 use crate::atomic::{check_target, write_bytes};
 
-/// The repository's default recipe, relative to the current folder: used instead of the
-/// built-in one when it is there (the repository root).
-pub const DEFAULT_RECIPE: &str = "bake/mannequin.toml";
+pub use super::output::DEFAULT_RECIPE;
 
 /// One file of the built-in default bake.
 #[derive(Clone, Copy, Debug)]

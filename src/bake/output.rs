@@ -6,13 +6,16 @@
 use thiserror::Error;
 
 use super::baker::{BakeOptions, bake};
-use super::default::DEFAULT_RECIPE;
 use super::error::BakeError;
 use super::inputs::inputs;
 use super::recipe::Recipe;
 use super::report::BakeReport;
 use crate::atomic::{TargetError, WriteError, check_target};
 use crate::format::ThrongFile;
+
+/// The repository's default recipe, relative to the current folder: used instead of the
+/// built-in one when it is there (the repository root; see `bake::default`).
+pub const DEFAULT_RECIPE: &str = "bake/mannequin.toml";
 
 /// Why a bake could not be written to its file.
 #[derive(Debug, Error)]
