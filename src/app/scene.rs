@@ -424,7 +424,8 @@ impl Graphics {
                 .prepare(&self.gpu, &scene.file, &frame, view_proj, self.path)?;
         self.stage.prepare(&self.gpu, &self.renderer, view_proj);
         let (renderer, path) = (&self.renderer, self.path);
-        stats.draws = self
+        stats.draws = renderer.encode_shadows(encoder, &frame, path);
+        stats.draws += self
             .stage
             .encode(encoder, views, |pass| renderer.draw(pass, &frame, path));
         scene.crowd.clear_dirty();

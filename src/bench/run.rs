@@ -494,7 +494,8 @@ impl Runner<'_> {
             .stage
             .prepare(&device.gpu, &device.renderer, view.view_proj);
         let renderer = &device.renderer;
-        stats.draws = device
+        stats.draws = renderer.encode_shadows(&mut encoder, &frame, path);
+        stats.draws += device
             .stage
             .encode(&mut encoder, &device.target.views(), |pass| {
                 renderer.draw(pass, &frame, path)

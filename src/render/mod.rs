@@ -34,6 +34,7 @@ pub mod parity;
 mod pass;
 pub mod path;
 pub mod pipelines;
+mod shadow;
 mod stage;
 pub mod target;
 mod timer;
@@ -51,5 +52,6 @@ pub use path::{
     PathChoice, PathLimits, PathReason, PathRequest, PathUnavailable, SkinningPath, UnknownPath,
     choose_path, gpu_path_unavailable,
 };
+pub use shadow::{MAP_LEVELS, Shadows, UnknownShadows};
 pub use stage::{SKY, SceneDraw, Stage};
 pub use target::{FrameViews, SurfaceTarget, TARGET_FORMAT, Target};

@@ -168,7 +168,8 @@ impl Stage {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("crowd frame"),
             });
-        stats.draws = self.encode(&mut encoder, views, |pass| renderer.draw(pass, frame, path));
+        stats.draws = renderer.encode_shadows(&mut encoder, frame, path);
+        stats.draws += self.encode(&mut encoder, views, |pass| renderer.draw(pass, frame, path));
         self.submit(gpu, encoder, &mut stats)?;
         Ok(stats)
     }
