@@ -6,7 +6,7 @@
 //!   filtered (percentage-closer) comparison. Agents at coarser levels, far away, get blobs.
 //! - [`Shadows::Blob`]: an instanced contact shadow under every agent, drawn from the same
 //!   instance records: a soft dark disc on the ground.
-//! - [`Shadows::Off`]: none.
+//! - [`Shadows::Off`]: no shadows.
 
 use std::fmt;
 use std::str::FromStr;
