@@ -25,8 +25,14 @@ fn lod_colour(level: usize) -> Color32 {
     Color32::from_rgb(c[0], c[1], c[2])
 }
 
-/// Draws the panel and applies its edits to `scene.settings`.
-pub fn show(ctx: &egui::Context, scene: &mut Scene, graphics: &Graphics) -> PanelActions {
+/// Draws the panel and applies its edits to `scene.settings`. `started_as` is the backend
+/// setting the running device was opened with (`graphics.gpu` says which backend it is).
+pub fn show(
+    ctx: &egui::Context,
+    scene: &mut Scene,
+    graphics: &Graphics,
+    started_as: BackendChoice,
+) -> PanelActions {
     let mut actions = PanelActions::default();
     egui::Window::new("throng")
         .default_pos([12.0, 12.0])
@@ -36,7 +42,7 @@ pub fn show(ctx: &egui::Context, scene: &mut Scene, graphics: &Graphics) -> Pane
         .show(ctx, |ui| {
             statistics(ui, scene, graphics);
             ui.separator();
-            controls(ui, scene, graphics, &mut actions);
+            controls(ui, scene, graphics, started_as, &mut actions);
         });
     actions
 }
@@ -150,7 +156,53 @@ fn frame_graph(ui: &mut egui::Ui, scene: &Scene) {
     );
 }
 
-fn controls(ui: &mut egui::Ui, scene: &mut Scene, graphics: &Graphics, actions: &mut PanelActions) {
+/// The backend a device runs on, as the setting that opens it; `None` for backends throng
+/// does not open.
+fn running_choice(backend: wgpu::Backend) -> Option<BackendChoice> {
+    match backend {
+        wgpu::Backend::Vulkan => Some(BackendChoice::Vulkan),
+        wgpu::Backend::Gl => Some(BackendChoice::Gl),
+        _ => None,
+    }
+}
+
+/// The label of a backend's radio button.
+fn backend_label(choice: BackendChoice) -> &'static str {
+    match choice {
+        BackendChoice::Vulkan => "Vulkan",
+        BackendChoice::Gl => "GL",
+        BackendChoice::Auto => "auto",
+    }
+}
+
+/// The label of the `auto` radio button: with the backend auto chose, "auto (Vulkan)", when
+/// the running device was opened with `auto`; plain "auto" otherwise (what it would choose is
+/// known only once a restart opens it).
+fn auto_label(started_as: BackendChoice, running: wgpu::Backend) -> String {
+    match (started_as, running_choice(running)) {
+        (BackendChoice::Auto, Some(r)) => format!("auto ({})", backend_label(r)),
+        (BackendChoice::Auto, None) => format!("auto ({running:?})"),
+        _ => "auto".into(),
+    }
+}
+
+/// The restart button's label: which backend it restarts on when that differs from the
+/// running device's setting ("restart on GL"), else plain "restart".
+fn restart_label(selected: BackendChoice, started_as: BackendChoice) -> String {
+    if selected == started_as {
+        "restart".into()
+    } else {
+        format!("restart on {}", backend_label(selected))
+    }
+}
+
+fn controls(
+    ui: &mut egui::Ui,
+    scene: &mut Scene,
+    graphics: &Graphics,
+    started_as: BackendChoice,
+    actions: &mut PanelActions,
+) {
     let s = &mut scene.settings;
     ui.add(
         egui::Slider::new(&mut s.count, 1..=MAX_AGENTS)
@@ -206,14 +258,28 @@ fn controls(ui: &mut egui::Ui, scene: &mut Scene, graphics: &Graphics, actions: 
         ui.radio_value(&mut s.skinning, SkinningChoice::Gpu, "GPU");
         ui.radio_value(&mut s.skinning, SkinningChoice::Cpu, "CPU");
     });
+    // The selected button is the setting a restart opens; the one the device was opened with
+    // (with what `auto` chose) shows the backend that is running.
+    let running = graphics.gpu.info.backend;
     ui.horizontal(|ui| {
         ui.label("backend");
+        ui.radio_value(
+            &mut s.backend,
+            BackendChoice::Auto,
+            auto_label(started_as, running),
+        );
         ui.radio_value(&mut s.backend, BackendChoice::Vulkan, "Vulkan");
         ui.radio_value(&mut s.backend, BackendChoice::Gl, "GL");
-        if ui.button("restart").clicked() {
-            actions.restart_backend = true;
-        }
     });
+    if ui
+        .button(restart_label(s.backend, started_as))
+        .on_hover_text(format!(
+            "rebuild the device on the selected backend (running: {running:?})"
+        ))
+        .clicked()
+    {
+        actions.restart_backend = true;
+    }
     ui.horizontal(|ui| {
         ui.checkbox(&mut s.paused, "pause");
         ui.add(egui::Slider::new(&mut s.time_scale, 0.0..=4.0).text("time scale"));
@@ -229,4 +295,61 @@ fn controls(ui: &mut egui::Ui, scene: &mut Scene, graphics: &Graphics, actions: 
         )
         .small(),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_names_the_backend_it_chose() {
+        assert_eq!(
+            auto_label(BackendChoice::Auto, wgpu::Backend::Vulkan),
+            "auto (Vulkan)"
+        );
+        assert_eq!(
+            auto_label(BackendChoice::Auto, wgpu::Backend::Gl),
+            "auto (GL)"
+        );
+    }
+
+    #[test]
+    fn auto_names_nothing_when_the_device_was_opened_on_a_named_backend() {
+        // Running GL because GL was asked for says nothing about what auto would choose.
+        assert_eq!(auto_label(BackendChoice::Gl, wgpu::Backend::Gl), "auto");
+        assert_eq!(
+            auto_label(BackendChoice::Vulkan, wgpu::Backend::Vulkan),
+            "auto"
+        );
+    }
+
+    #[test]
+    fn running_backends_map_to_their_settings() {
+        assert_eq!(
+            running_choice(wgpu::Backend::Vulkan),
+            Some(BackendChoice::Vulkan)
+        );
+        assert_eq!(running_choice(wgpu::Backend::Gl), Some(BackendChoice::Gl));
+        assert_eq!(running_choice(wgpu::Backend::Metal), None);
+    }
+
+    #[test]
+    fn restart_says_where_it_goes_when_the_selection_changed() {
+        assert_eq!(
+            restart_label(BackendChoice::Auto, BackendChoice::Auto),
+            "restart"
+        );
+        assert_eq!(
+            restart_label(BackendChoice::Gl, BackendChoice::Auto),
+            "restart on GL"
+        );
+        assert_eq!(
+            restart_label(BackendChoice::Vulkan, BackendChoice::Gl),
+            "restart on Vulkan"
+        );
+        assert_eq!(
+            restart_label(BackendChoice::Auto, BackendChoice::Vulkan),
+            "restart on auto"
+        );
+    }
 }

@@ -1,12 +1,21 @@
 //! The demo's window (winit 0.30): the surface and its resizes, minimising and losses, the
 //! camera's input, the egui panel drawn over the crowd, vsync, backend restarts, and the
 //! bounded runs (`--frames`, `--screenshot`) that tests use.
+//!
+//! Pointer input goes to the panel or to the camera, never to both ([`camera_takes`]). egui-winit's
+//! own verdict (`EventResponse::consumed`) cannot decide it: it asks the egui context, which
+//! knows the pointer only as of the last pass, while the event that moved the pointer onto the
+//! panel is still queued in the raw input; a software-rendered frame takes long enough for a
+//! wheel turned right after that move to zoom the camera, and for a click on the panel to start
+//! turning it. So the window keeps the pointer's position itself, from every `CursorMoved`, and
+//! tests it against where egui laid out its areas in the last frame.
 
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use egui::{Order, Rect};
 use glam::Vec2;
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -19,7 +28,7 @@ use super::camera::FlyKeys;
 use super::panel;
 use super::scene::{DemoOptions, Graphics, Scene};
 use crate::render::target::{best_samples_for, read_texture};
-use crate::render::{Gpu, SurfaceTarget};
+use crate::render::{BackendChoice, Gpu, SurfaceTarget};
 
 /// What a windowed run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -61,7 +70,72 @@ struct Input {
     keys: HashSet<KeyCode>,
     turning: bool,
     panning: bool,
+    /// The pointer, window pixels, as of the latest `CursorMoved`.
     cursor: Option<Vec2>,
+}
+
+/// An input event the camera may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CameraInput {
+    /// A wheel turn: zoom.
+    Wheel,
+    /// A mouse button pressed: a turn or pan starts.
+    Press,
+    /// A mouse button released: the camera's drag with it ends.
+    Release,
+    /// The pointer moved: the camera's drag, if any, goes on.
+    Move,
+    /// A key pressed: flying.
+    Key,
+}
+
+/// What egui and the camera are doing when an event comes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Situation {
+    /// The pointer is over the panel (or one of its pop-ups) as egui laid it out last frame
+    /// (see [`over_areas`]).
+    over_panel: bool,
+    /// egui is using the pointer: dragging a slider, the panel or its scroll bar.
+    egui_using_pointer: bool,
+    /// egui has the keyboard focus (a focused widget takes the keys).
+    egui_wants_keys: bool,
+    /// The camera is turning or panning: a drag that started over the scene.
+    camera_dragging: bool,
+}
+
+/// Whether the camera takes `input` in situation `s`; egui gets every event either way, and
+/// acts on those over the panel. The wheel and presses belong to the panel while the pointer
+/// is over it or egui is using it; moves move the camera only in a drag that started over the
+/// scene (and keep doing so over the panel); releases always end the camera's drag; keys fly
+/// unless egui has the keyboard focus (releases are always taken, so no key stays held).
+fn camera_takes(input: CameraInput, s: Situation) -> bool {
+    match input {
+        CameraInput::Wheel | CameraInput::Press => !s.over_panel && !s.egui_using_pointer,
+        CameraInput::Move => s.camera_dragging,
+        CameraInput::Release => true,
+        CameraInput::Key => !s.egui_wants_keys,
+    }
+}
+
+/// Whether the pointer at `pointer` (window pixels) is over one of `areas` (egui points, at
+/// `pixels_per_point`). No pointer is over nothing.
+fn over_areas(areas: &[Rect], pointer: Option<Vec2>, pixels_per_point: f32) -> bool {
+    let Some(p) = pointer else { return false };
+    let p = p / pixels_per_point.max(1e-3);
+    areas.iter().any(|r| r.contains(egui::pos2(p.x, p.y)))
+}
+
+/// Where egui drew its windows and pop-ups in the pass just run, egui points: the areas that
+/// take the pointer (the background layer, tooltips and debug overlays do not).
+fn egui_areas(ctx: &egui::Context) -> Vec<Rect> {
+    ctx.memory(|m| {
+        m.areas()
+            .visible_layer_ids()
+            .into_iter()
+            .filter(|l| matches!(l.order, Order::Middle | Order::Foreground))
+            .filter_map(|l| m.area_rect(l.id))
+            .collect()
+    })
 }
 
 impl Input {
@@ -89,6 +163,12 @@ struct WindowState {
     samples: u32,
     egui: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
+    /// Where the panel and its pop-ups were in the last frame, egui points.
+    panel_areas: Vec<Rect>,
+    /// egui points per window pixel in the last frame.
+    pixels_per_point: f32,
+    /// The backend setting this device was opened with (`Auto` resolves to the device's).
+    started_as: BackendChoice,
     /// The surface can be copied from (for `--screenshot`; otherwise that frame is drawn into
     /// a readable texture instead).
     readable: bool,
@@ -157,11 +237,12 @@ impl App<'_> {
             egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
         let graphics = Graphics::new(gpu, &self.scene, format, samples)?;
         let ctx = egui::Context::default();
+        let pixels_per_point = window.scale_factor() as f32;
         let egui = egui_winit::State::new(
             ctx,
             egui::ViewportId::ROOT,
             &window,
-            Some(window.scale_factor() as f32),
+            Some(pixels_per_point),
             None,
             Some(graphics.gpu.limits.max_texture_dimension_2d as usize),
         );
@@ -174,6 +255,9 @@ impl App<'_> {
             samples,
             egui,
             egui_renderer,
+            panel_areas: Vec::new(),
+            pixels_per_point,
+            started_as: self.scene.settings.backend,
             readable,
         })
     }
@@ -278,8 +362,10 @@ impl App<'_> {
         let mut actions = panel::PanelActions::default();
         let ctx = s.egui.egui_ctx().clone();
         let mut output = ctx.run_pass(raw, |ctx| {
-            actions = panel::show(ctx, &mut self.scene, &s.graphics);
+            actions = panel::show(ctx, &mut self.scene, &s.graphics, s.started_as);
         });
+        s.panel_areas = egui_areas(&ctx);
+        s.pixels_per_point = output.pixels_per_point;
         s.egui
             .handle_platform_output(&s.window, output.platform_output);
         let jobs = ctx.tessellate(output.shapes, output.pixels_per_point);
@@ -394,7 +480,24 @@ impl ApplicationHandler for App<'_> {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
         let Some(s) = self.state.as_mut() else { return };
-        let consumed = s.egui.on_window_event(&s.window, &event).consumed;
+        // egui sees every event; its `consumed` is not used (see the module's header).
+        let _ = s.egui.on_window_event(&s.window, &event);
+        // The pointer's position is kept first: an event is judged where the pointer is now.
+        let moved = match event {
+            WindowEvent::CursorMoved { position, .. } => {
+                let p = Vec2::new(position.x as f32, position.y as f32);
+                self.input.cursor.replace(p).map(|prev| p - prev)
+            }
+            _ => None,
+        };
+        let ctx = s.egui.egui_ctx();
+        let situation = Situation {
+            over_panel: over_areas(&s.panel_areas, self.input.cursor, s.pixels_per_point),
+            egui_using_pointer: ctx.egui_is_using_pointer(),
+            egui_wants_keys: ctx.egui_wants_keyboard_input(),
+            camera_dragging: self.input.turning || self.input.panning,
+        };
+        let takes = |input| camera_takes(input, situation);
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => self.resize(size.width, size.height),
@@ -410,7 +513,7 @@ impl ApplicationHandler for App<'_> {
             WindowEvent::KeyboardInput { event, .. } => {
                 if let PhysicalKey::Code(code) = event.physical_key {
                     match event.state {
-                        ElementState::Pressed if !consumed => {
+                        ElementState::Pressed if takes(CameraInput::Key) => {
                             if code == KeyCode::Escape {
                                 event_loop.exit();
                             }
@@ -424,17 +527,22 @@ impl ApplicationHandler for App<'_> {
                 }
             }
             WindowEvent::MouseInput { state, button, .. } => {
-                let down = state == ElementState::Pressed && !consumed;
-                match button {
-                    MouseButton::Left => self.input.turning = down,
-                    MouseButton::Right | MouseButton::Middle => self.input.panning = down,
-                    _ => {}
+                let (input, down) = match state {
+                    ElementState::Pressed => (CameraInput::Press, true),
+                    ElementState::Released => (CameraInput::Release, false),
+                };
+                if takes(input) {
+                    match button {
+                        MouseButton::Left => self.input.turning = down,
+                        MouseButton::Right | MouseButton::Middle => self.input.panning = down,
+                        _ => {}
+                    }
                 }
             }
-            WindowEvent::CursorMoved { position, .. } => {
-                let p = Vec2::new(position.x as f32, position.y as f32);
-                if let Some(prev) = self.input.cursor {
-                    let delta = p - prev;
+            WindowEvent::CursorMoved { .. } => {
+                if let Some(delta) = moved
+                    && takes(CameraInput::Move)
+                {
                     if self.input.turning {
                         self.scene.camera.orbit(delta);
                     } else if self.input.panning {
@@ -442,9 +550,8 @@ impl ApplicationHandler for App<'_> {
                         self.scene.camera.pan(delta, h);
                     }
                 }
-                self.input.cursor = Some(p);
             }
-            WindowEvent::MouseWheel { delta, .. } if !consumed => {
+            WindowEvent::MouseWheel { delta, .. } if takes(CameraInput::Wheel) => {
                 let steps = match delta {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
@@ -464,5 +571,118 @@ impl ApplicationHandler for App<'_> {
         if let Some(s) = &self.state {
             s.window.request_redraw();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The panel as egui lays it out by default: at (12, 12) points, 300 wide.
+    fn panel() -> Vec<Rect> {
+        vec![Rect::from_min_size(
+            egui::pos2(12.0, 12.0),
+            egui::vec2(300.0, 600.0),
+        )]
+    }
+
+    fn at(x: f32, y: f32, camera_dragging: bool) -> Situation {
+        Situation {
+            over_panel: over_areas(&panel(), Some(Vec2::new(x, y)), 1.0),
+            camera_dragging,
+            ..Situation::default()
+        }
+    }
+
+    #[test]
+    fn the_wheel_over_the_panel_does_not_zoom() {
+        assert!(!camera_takes(CameraInput::Wheel, at(100.0, 200.0, false)));
+    }
+
+    #[test]
+    fn the_wheel_over_the_scene_zooms() {
+        assert!(camera_takes(CameraInput::Wheel, at(700.0, 300.0, false)));
+    }
+
+    #[test]
+    fn a_click_on_the_panel_starts_no_drag_and_its_moves_move_nothing() {
+        let s = at(150.0, 400.0, false);
+        assert!(!camera_takes(CameraInput::Press, s));
+        // The pointer then leaves the panel with the button held: still no drag.
+        assert!(!camera_takes(CameraInput::Move, at(600.0, 300.0, false)));
+    }
+
+    #[test]
+    fn a_drag_from_the_scene_over_the_panel_keeps_orbiting() {
+        assert!(camera_takes(CameraInput::Press, at(700.0, 300.0, false)));
+        let over = at(100.0, 200.0, true);
+        assert!(over.over_panel);
+        assert!(camera_takes(CameraInput::Move, over));
+        // And ends wherever the button comes up.
+        assert!(camera_takes(CameraInput::Release, over));
+    }
+
+    #[test]
+    fn nothing_starts_while_egui_uses_the_pointer() {
+        // A slider dragged out of the panel over the scene.
+        let s = Situation {
+            egui_using_pointer: true,
+            ..at(700.0, 300.0, false)
+        };
+        assert!(!camera_takes(CameraInput::Wheel, s));
+        assert!(!camera_takes(CameraInput::Press, s));
+        assert!(!camera_takes(CameraInput::Move, s));
+    }
+
+    #[test]
+    fn keys_fly_unless_egui_has_the_keyboard() {
+        assert!(camera_takes(CameraInput::Key, Situation::default()));
+        let focused = Situation {
+            egui_wants_keys: true,
+            ..Situation::default()
+        };
+        assert!(!camera_takes(CameraInput::Key, focused));
+        // The pointer over the panel does not stop flying.
+        assert!(camera_takes(CameraInput::Key, at(100.0, 200.0, false)));
+    }
+
+    #[test]
+    fn the_panel_is_found_in_window_pixels_at_any_scale() {
+        // At 2 pixels per point the panel's (12..312, 12..612) points cover 24..624 pixels.
+        assert!(over_areas(&panel(), Some(Vec2::new(600.0, 1000.0)), 2.0));
+        assert!(!over_areas(&panel(), Some(Vec2::new(600.0, 1000.0)), 1.0));
+        assert!(!over_areas(&panel(), Some(Vec2::new(630.0, 100.0)), 2.0));
+        // A pointer not (yet) seen is over nothing; no panel covers nothing.
+        assert!(!over_areas(&panel(), None, 1.0));
+        assert!(!over_areas(&[], Some(Vec2::new(100.0, 200.0)), 1.0));
+    }
+
+    #[test]
+    fn the_areas_egui_laid_out_are_the_panel_and_its_pop_ups() {
+        // A pass of a context with no window: a window and a pop-up at known places, and a
+        // tooltip, which takes no pointer, far from both.
+        let ctx = egui::Context::default();
+        let mut output = ctx.run_pass(egui::RawInput::default(), |ctx| {
+            egui::Window::new("w")
+                .fixed_pos([40.0, 50.0])
+                .fixed_size([100.0, 80.0])
+                .show(ctx, |ui| ui.label("x"));
+            egui::Area::new(egui::Id::unique("pop-up"))
+                .order(Order::Foreground)
+                .fixed_pos([300.0, 60.0])
+                .show(ctx, |ui| ui.label("pop-up"));
+            egui::Area::new(egui::Id::unique("tip"))
+                .order(Order::Tooltip)
+                .fixed_pos([500.0, 500.0])
+                .show(ctx, |ui| ui.label("tip"));
+        });
+        // No renderer here to take the font texture (egui insists it is handled).
+        output.textures_delta.clear();
+        let areas = egui_areas(&ctx);
+        assert_eq!(areas.len(), 2, "{areas:?}");
+        let over = |x, y| areas.iter().any(|r| r.contains(egui::pos2(x, y)));
+        assert!(over(60.0, 80.0), "the window: {areas:?}");
+        assert!(over(305.0, 65.0), "the pop-up: {areas:?}");
+        assert!(!over(505.0, 505.0), "the tooltip: {areas:?}");
     }
 }
