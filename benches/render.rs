@@ -60,7 +60,7 @@ fn main() {
     let samples = Target::best_samples(&gpu);
     let format = PassFormat::offscreen(samples);
     let mut renderer = CrowdRenderer::new(&gpu, &file, format).expect("renderer");
-    let mut stage = Stage::new(&gpu, &format).expect("stage");
+    let mut stage = Stage::new(&gpu, &renderer).expect("stage");
     let (w, h) = (960, 540);
     let target = Target::new(&gpu, w, h, samples);
     println!(

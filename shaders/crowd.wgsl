@@ -4,19 +4,17 @@
 // - vs_skinned: GPU skinning from the baked texels (skinning.wgsl, prepended to this file);
 // - vs_unskinned: vertices drawn as they are: the bind pose, instanced (the floor that animation
 //   cost is measured against), or vertices the CPU already skinned (the fallback path);
-// - fs_lit: base colour (factor × texture × instance tint), directional light and ambient.
-
-struct Camera {
-    view_proj: mat4x4<f32>,
-    // xyz: unit direction towards the light; w: ambient level.
-    light: vec4<f32>,
-};
+// - fs_lit: base colour (factor × texture × instance tint), directional light (shadowed by
+//   the sun's shadow map where it is in use) and ambient;
+// - vs_shadow_skinned, vs_shadow_unskinned: the same vertices seen from the sun, for the shadow
+//   map (depth only);
+// - vs_blob, fs_blob: a soft contact shadow (blob) under each instance.
+// skinning.wgsl and lighting.wgsl (the camera, the sun, shadow lookups) come before this file.
 
 struct Material {
     base_color: vec4<f32>,
 };
 
-@group(1) @binding(0) var<uniform> camera: Camera;
 @group(2) @binding(0) var<uniform> material: Material;
 @group(2) @binding(1) var base_texture: texture_2d<f32>;
 @group(2) @binding(2) var base_sampler: sampler;
@@ -45,6 +43,7 @@ struct Out {
     @location(0) normal: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) tint: vec4<f32>,
+    @location(3) world: vec3<f32>,
 };
 
 // Model space to world: scale, turn by the heading, move to the place.
@@ -63,22 +62,33 @@ fn place_normal(inst: Instance, n: vec3<f32>) -> vec3<f32> {
 
 fn finish(inst: Instance, p: vec3<f32>, n: vec3<f32>, uv: vec2<f32>) -> Out {
     var o: Out;
-    o.clip = camera.view_proj * vec4<f32>(place_point(inst, p), 1.0);
+    let world = place_point(inst, p);
+    o.clip = camera.view_proj * vec4<f32>(world, 1.0);
+    o.world = world;
     o.normal = place_normal(inst, n);
     o.uv = uv;
     o.tint = inst.tint;
     return o;
 }
 
-@vertex
-fn vs_skinned(v: Vertex, inst: Instance) -> Out {
-    let pose = Pose(
+fn pose_of(inst: Instance) -> Pose {
+    return Pose(
         inst.frames.x, inst.frames.y, inst.weights.y,
         inst.frames.z, inst.frames.w, inst.weights.z,
         inst.weights.w,
     );
-    let s = skin(pose, v.joints, v.weights, v.position, v.normal);
+}
+
+@vertex
+fn vs_skinned(v: Vertex, inst: Instance) -> Out {
+    let s = skin(pose_of(inst), v.joints, v.weights, v.position, v.normal);
     return finish(inst, s.position, s.normal, v.uv);
+}
+
+@vertex
+fn vs_shadow_skinned(v: Vertex, inst: Instance) -> @builtin(position) vec4<f32> {
+    let s = skin(pose_of(inst), v.joints, v.weights, v.position, v.normal);
+    return camera.shadow_view_proj * vec4<f32>(place_point(inst, s.position), 1.0);
 }
 
 struct PlainVertex {
@@ -92,15 +102,43 @@ fn vs_unskinned(v: PlainVertex, inst: Instance) -> Out {
     return finish(inst, v.position, v.normal, v.uv);
 }
 
+@vertex
+fn vs_shadow_unskinned(v: PlainVertex, inst: Instance) -> @builtin(position) vec4<f32> {
+    return camera.shadow_view_proj * vec4<f32>(place_point(inst, v.position), 1.0);
+}
+
+struct BlobOut {
+    @builtin(position) clip: vec4<f32>,
+    // -1..1 across the blob's ellipse.
+    @location(0) uv: vec2<f32>,
+};
+
+// Blob shadows lie this far above the ground (metres), so that they win its depth test.
+const BLOB_LIFT: f32 = 0.01;
+// Darkness at the blob's centre (0 to 1).
+const BLOB_STRENGTH: f32 = 0.5;
+
+// `corner`: xy the corner's model-space x and z (the character's footprint, metres), zw its
+// place on the ellipse (-1..1).
+@vertex
+fn vs_blob(@location(0) corner: vec4<f32>, inst: Instance) -> BlobOut {
+    var o: BlobOut;
+    let p = place_point(inst, vec3<f32>(corner.x, 0.0, corner.y));
+    o.clip = camera.view_proj * vec4<f32>(p.x, inst.place.y + BLOB_LIFT, p.z, 1.0);
+    o.uv = corner.zw;
+    return o;
+}
+
+// Black, with an alpha that fades from the centre to the rim: blended over what is there, it
+// darkens the ground by up to BLOB_STRENGTH.
+@fragment
+fn fs_blob(o: BlobOut) -> @location(0) vec4<f32> {
+    let r = length(o.uv);
+    return vec4<f32>(0.0, 0.0, 0.0, BLOB_STRENGTH * (1.0 - smoothstep(0.3, 1.0, r)));
+}
+
 @fragment
 fn fs_lit(o: Out) -> @location(0) vec4<f32> {
     let base = material.base_color * textureSample(base_texture, base_sampler, o.uv) * o.tint;
-    var n = o.normal;
-    let len = length(n);
-    if (len > 0.0) {
-        n = n / len;
-    }
-    let diffuse = max(dot(n, camera.light.xyz), 0.0);
-    let light = camera.light.w + (1.0 - camera.light.w) * diffuse;
-    return vec4<f32>(base.rgb * light, 1.0);
+    return vec4<f32>(base.rgb * lit(o.normal, o.world), 1.0);
 }

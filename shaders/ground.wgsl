@@ -1,11 +1,5 @@
-// The ground: a square at y = 0 with a 1 m checker pattern, lit like the crowd.
-
-struct Camera {
-    view_proj: mat4x4<f32>,
-    light: vec4<f32>,
-};
-
-@group(1) @binding(0) var<uniform> camera: Camera;
+// The ground: a square at y = 0 with a 1 m checker pattern, lit like the crowd (lighting.wgsl,
+// prepended: the camera, the sun and its shadows).
 
 struct Out {
     @builtin(position) clip: vec4<f32>,
@@ -25,7 +19,5 @@ fn fs_ground(o: Out) -> @location(0) vec4<f32> {
     let cell = floor(o.world);
     let checker = (i32(cell.x) + i32(cell.y)) & 1;
     let base = select(vec3<f32>(0.42, 0.44, 0.40), vec3<f32>(0.50, 0.52, 0.47), checker == 1);
-    let diffuse = max(camera.light.y, 0.0);
-    let light = camera.light.w + (1.0 - camera.light.w) * diffuse;
-    return vec4<f32>(base * light, 1.0);
+    return vec4<f32>(base * lit(vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(o.world.x, 0.0, o.world.y)), 1.0);
 }

@@ -114,7 +114,7 @@ fn render_scene_at(gpu: &Gpu, path: SkinningPath, time: f32) -> image::RgbaImage
     let samples = Target::best_samples(gpu);
     let format = PassFormat::offscreen(samples);
     let mut renderer = CrowdRenderer::new(gpu, &file, format).unwrap();
-    let mut stage = Stage::new(gpu, &format).unwrap();
+    let mut stage = Stage::new(gpu, &renderer).unwrap();
     let (w, h) = (320, 200);
     let target = Target::new(gpu, w, h, samples);
     let agents = scene::agents(&file, 36, 3, time);

@@ -1,9 +1,10 @@
 //! Every WGSL file in shaders/ parses and validates with naga, as the modules the renderer
-//! builds from them (skinning.wgsl is prepended to the shaders that skin). CPU only: no device.
+//! builds from them (skinning.wgsl is prepended to the shaders that skin, lighting.wgsl to the
+//! lit ones). CPU only: no device.
 
 use std::path::Path;
 
-use throng::render::crowd::{CROWD_WGSL, GROUND_WGSL, SKINNING_WGSL};
+use throng::render::crowd::{CROWD_WGSL, GROUND_WGSL, LIGHTING_WGSL, SKINNING_WGSL};
 use throng::render::parity::PARITY_WGSL;
 use wgpu::naga;
 
@@ -17,7 +18,7 @@ fn validate(name: &str, source: &str) {
     .validate(&module)
     .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
     assert!(
-        !module.entry_points.is_empty() || name == "skinning.wgsl",
+        !module.entry_points.is_empty() || name == "skinning.wgsl" || name == "lighting.wgsl",
         "{name}: no entry points"
     );
 }
@@ -26,9 +27,10 @@ fn validate(name: &str, source: &str) {
 fn every_shader_validates() {
     let modules = [
         ("skinning.wgsl", SKINNING_WGSL.to_string(), "skinning.wgsl"),
+        ("lighting.wgsl", LIGHTING_WGSL.to_string(), "lighting.wgsl"),
         (
             "crowd.wgsl",
-            format!("{SKINNING_WGSL}\n{CROWD_WGSL}"),
+            format!("{SKINNING_WGSL}\n{LIGHTING_WGSL}\n{CROWD_WGSL}"),
             "crowd.wgsl",
         ),
         (
@@ -36,7 +38,11 @@ fn every_shader_validates() {
             format!("{SKINNING_WGSL}\n{PARITY_WGSL}"),
             "parity.wgsl",
         ),
-        ("ground.wgsl", GROUND_WGSL.to_string(), "ground.wgsl"),
+        (
+            "ground.wgsl",
+            format!("{LIGHTING_WGSL}\n{GROUND_WGSL}"),
+            "ground.wgsl",
+        ),
     ];
     for (name, source, _) in &modules {
         validate(name, source);

@@ -364,7 +364,7 @@ impl Graphics {
                 attachments: scene.attachments.clone(),
             },
         )?;
-        let stage = Stage::new(&gpu, &format)?;
+        let stage = Stage::new(&gpu, &renderer)?;
         let mut g = Self {
             gpu,
             renderer,
@@ -422,12 +422,11 @@ impl Graphics {
         let mut stats =
             self.renderer
                 .prepare(&self.gpu, &scene.file, &frame, view_proj, self.path)?;
-        self.stage.prepare(&self.gpu, &self.renderer, view_proj);
         let (renderer, path) = (&self.renderer, self.path);
         stats.draws = renderer.encode_shadows(encoder, &frame, path);
-        stats.draws += self
-            .stage
-            .encode(encoder, views, |pass| renderer.draw(pass, &frame, path));
+        stats.draws += self.stage.encode(encoder, views, renderer, |pass| {
+            renderer.draw(pass, &frame, path)
+        });
         scene.crowd.clear_dirty();
         Ok(stats)
     }

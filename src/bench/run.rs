@@ -335,11 +335,11 @@ impl Runner<'_> {
         });
         let samples = Target::best_samples(&gpu);
         let (w, h) = self.options.size;
-        let format = PassFormat::offscreen(samples);
+        let renderer = CrowdRenderer::new(&gpu, self.file, PassFormat::offscreen(samples))?;
         let mut device = Device {
             target: Target::new(&gpu, w, h, samples),
-            renderer: CrowdRenderer::new(&gpu, self.file, format)?,
-            stage: Stage::new(&gpu, &format)?,
+            stage: Stage::new(&gpu, &renderer)?,
+            renderer,
             limits: PathLimits {
                 live: match &self.live {
                     Some(Err(e)) => Some(e.to_string()),
@@ -490,16 +490,14 @@ impl Runner<'_> {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("bench frame"),
                 });
-        device
-            .stage
-            .prepare(&device.gpu, &device.renderer, view.view_proj);
         let renderer = &device.renderer;
         stats.draws = renderer.encode_shadows(&mut encoder, &frame, path);
-        stats.draws += device
-            .stage
-            .encode(&mut encoder, &device.target.views(), |pass| {
-                renderer.draw(pass, &frame, path)
-            });
+        stats.draws +=
+            device
+                .stage
+                .encode(&mut encoder, &device.target.views(), renderer, |pass| {
+                    renderer.draw(pass, &frame, path)
+                });
         device.stage.submit(&device.gpu, encoder, &mut stats)?;
         crowd.clear_dirty();
         Ok(FrameTimes {

@@ -196,7 +196,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let samples = Target::best_samples(&gpu);
     let format = PassFormat::offscreen(samples);
     let mut renderer = CrowdRenderer::new(&gpu, &file, format)?;
-    let mut stage = Stage::new(&gpu, &format)?;
+    let mut stage = Stage::new(&gpu, &renderer)?;
     let layout = renderer.layout();
     println!(
         "texels: {} {} in {}x{}x{} (width x height x layers)",

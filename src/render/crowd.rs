@@ -18,11 +18,13 @@ use super::pass::{Light, PassFormat};
 use super::path::SkinningPath;
 use super::pipelines::{Camera, Layouts, Pipelines};
 use super::shadow::Shadows;
+use super::shadow::{BLOB_CORNERS, Blobs, MAP_LEVELS, MAP_REACH, ShadowMap, fit, unused};
 use super::upload::{BakeTexels, texel_group, write_records};
+use crate::crowd::DrawRange;
 use crate::format::ThrongFile;
 
 pub use super::frame::{CrowdFrame, FrameStats};
-pub use super::pipelines::{CROWD_WGSL, GROUND_WGSL, SKINNING_WGSL};
+pub use super::pipelines::{CROWD_WGSL, GROUND_WGSL, LIGHTING_WGSL, SKINNING_WGSL};
 
 /// A bake on the GPU with the pipelines that draw it into passes of one [`PassFormat`].
 ///
@@ -41,6 +43,18 @@ pub struct CrowdRenderer {
     format: PassFormat,
     light: Light,
     shadows: Shadows,
+    shadow_map: ShadowMap,
+    blobs: Blobs,
+    /// The camera's layout (for helpers drawing with the renderer's camera, as the ground).
+    camera_layout: wgpu::BindGroupLayout,
+    /// The shadow map's layout (group 3 of lit shaders).
+    shadow_layout: wgpu::BindGroupLayout,
+    /// Tallest character of the bake, metres (how high casters reach above the ground).
+    tallest: f32,
+    /// This frame's draw ranges that cast into the shadow map, and those that get blobs
+    /// (made by `prepare`, kept so that frames allocate nothing once warm).
+    map_draws: Vec<DrawRange>,
+    blob_draws: Vec<DrawRange>,
     /// The live path's matrices (made on first use, grown as needed).
     live: Option<LiveTexels>,
 }
@@ -96,10 +110,22 @@ impl CrowdRenderer {
                 options.format
             )));
         }
+        let tallest = file
+            .characters()
+            .iter()
+            .map(|c| c.height)
+            .fold(0.0f32, f32::max);
         Ok(Self {
             texels,
             camera: Camera::new(device, &layouts),
+            shadow_map: ShadowMap::new(device, &layouts),
+            blobs: Blobs::new(device, file),
+            tallest,
+            map_draws: Vec::new(),
+            blob_draws: Vec::new(),
             texel_layout: layouts.texel,
+            camera_layout: layouts.camera,
+            shadow_layout: layouts.shadow,
             cpu: CpuPath::new(meshes.agent_vertices),
             meshes,
             pipelines,
@@ -205,7 +231,21 @@ impl CrowdRenderer {
             instances: frame.draws.iter().map(|d| d.slots.len()).sum(),
             ..Default::default()
         };
-        self.camera.write(&gpu.queue, view_proj, &self.light);
+        self.split_shadow_draws(frame);
+        let shadow = if self.shadows == Shadows::Map {
+            // Casters up to half again the tallest character (scaled agents, raised arms).
+            fit(
+                view_proj,
+                self.light.direction,
+                MAP_REACH,
+                1.5 * self.tallest.max(0.1),
+            )
+            .uniform()
+        } else {
+            unused()
+        };
+        self.camera
+            .write(&gpu.queue, view_proj, &self.light, &shadow);
         let start = std::time::Instant::now();
         let written = write_records(gpu, &mut self.instances, frame.records, frame.dirty)?;
         stats.records_written = written.records;
@@ -217,6 +257,34 @@ impl CrowdRenderer {
             self.cpu.invalidate();
         }
         Ok(stats)
+    }
+
+    /// Sorts `frame`'s draw ranges into those that cast into the shadow map and those that get
+    /// blobs, as [`Shadows`] says.
+    fn split_shadow_draws(&mut self, frame: &CrowdFrame) {
+        self.map_draws.clear();
+        self.blob_draws.clear();
+        for d in frame.draws {
+            match self.shadows {
+                Shadows::Off => {}
+                Shadows::Blob => self.blob_draws.push(d.clone()),
+                Shadows::Map if d.level < MAP_LEVELS => self.map_draws.push(d.clone()),
+                Shadows::Map => self.blob_draws.push(d.clone()),
+            }
+        }
+    }
+
+    /// The layouts of the camera (group 1) and of the shadow map (group 3), for helpers that
+    /// draw with the renderer's camera and shadows ([`Ground`](super::Ground)).
+    pub(super) fn lit_layouts(&self) -> (&wgpu::BindGroupLayout, &wgpu::BindGroupLayout) {
+        (&self.camera_layout, &self.shadow_layout)
+    }
+
+    /// Binds the renderer's camera (group 1) and shadow map (group 3) in `pass`, for a helper
+    /// drawing lit like the crowd.
+    pub(super) fn bind_lighting(&self, pass: &mut wgpu::RenderPass) {
+        pass.set_bind_group(1, &self.camera.group, &[]);
+        pass.set_bind_group(3, &self.shadow_map.group, &[]);
     }
 
     /// Writes joint matrices evaluated on the CPU for the live path: `rows` holds three texels
@@ -238,11 +306,39 @@ impl CrowdRenderer {
     /// encoder or an earlier one). Returns the number of draws.
     pub fn encode_shadows(
         &self,
-        _encoder: &mut wgpu::CommandEncoder,
-        _frame: &CrowdFrame,
-        _path: SkinningPath,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &CrowdFrame,
+        path: SkinningPath,
     ) -> usize {
-        0
+        if self.shadows != Shadows::Map {
+            return 0;
+        }
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("shadow map"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.shadow_map.view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        let casters = CrowdFrame {
+            draws: &self.map_draws,
+            ..*frame
+        };
+        let p = &self.pipelines;
+        self.draw_with(
+            &mut pass,
+            &casters,
+            path,
+            [&p.shadow_skinned, &p.shadow_bind, &p.shadow_world],
+        )
     }
 
     /// Records the frame's character draws into `pass`, a pass of this renderer's
@@ -250,7 +346,7 @@ impl CrowdRenderer {
     /// are the caller's): one instanced draw per character part and LOD level on the GPU,
     /// live and static paths, one draw per instance and part on the CPU path. `frame` must
     /// be the one given to [`prepare`](Self::prepare) this frame (its records are what the
-    /// GPU holds). Sets its own pipelines, bind groups 0 to 2 and vertex buffers 0 and 1: a
+    /// GPU holds). Sets its own pipelines, bind groups 0 to 3 and vertex buffers 0 and 1: a
     /// caller drawing more afterwards sets its own again. Returns the number of draws.
     pub fn draw(
         &self,
@@ -261,12 +357,47 @@ impl CrowdRenderer {
         let Some(instances) = self.instances.as_ref() else {
             return 0;
         };
+        self.bind_lighting(pass);
+        let mut draws = 0;
+        if !self.blob_draws.is_empty() {
+            // Blobs first: the characters standing on them are drawn over them.
+            pass.set_pipeline(&self.pipelines.blob);
+            pass.set_vertex_buffer(1, instances.slice(..));
+            for d in &self.blob_draws {
+                if let Some(quad) = self.blobs.quads.get(d.character as usize) {
+                    pass.set_vertex_buffer(0, quad.slice(..));
+                    pass.draw(0..BLOB_CORNERS, d.slots.clone());
+                    draws += 1;
+                }
+            }
+        }
+        let p = &self.pipelines;
+        draws
+            + self.draw_with(
+                pass,
+                frame,
+                path,
+                [&p.skinned, &p.unskinned_bind, &p.unskinned_world],
+            )
+    }
+
+    /// Draws `frame`'s characters with `pipelines` (skinned, bind pose, CPU-skinned): the
+    /// main pass's or the shadow map's. Returns the draws.
+    fn draw_with(
+        &self,
+        pass: &mut wgpu::RenderPass,
+        frame: &CrowdFrame,
+        path: SkinningPath,
+        [skinned, bind, world]: [&wgpu::RenderPipeline; 3],
+    ) -> usize {
+        let Some(instances) = self.instances.as_ref() else {
+            return 0;
+        };
         pass.set_bind_group(1, &self.camera.group, &[]);
         pass.set_vertex_buffer(1, instances.slice(..));
         let texels = match (path, &self.live) {
             (SkinningPath::Cpu, _) => {
-                let pipeline = &self.pipelines.unskinned_world;
-                return self.cpu.draw(pass, pipeline, &self.meshes, frame);
+                return self.cpu.draw(pass, world, &self.meshes, frame);
             }
             (SkinningPath::Static, _) => None,
             (SkinningPath::Live, Some(live)) => Some(&live.group),
@@ -274,10 +405,10 @@ impl CrowdRenderer {
         };
         match texels {
             Some(texels) => {
-                pass.set_pipeline(&self.pipelines.skinned);
+                pass.set_pipeline(skinned);
                 pass.set_bind_group(0, texels, &[]);
             }
-            None => pass.set_pipeline(&self.pipelines.unskinned_bind),
+            None => pass.set_pipeline(bind),
         }
         let mut draws = 0;
         for d in frame.draws {

@@ -1,7 +1,9 @@
 //! The crowd pass's shaders, bind group layouts and render pipelines: shader assembly (the
-//! shared skinning function before each shader that skins), the three character pipelines
-//! (skinned, bind pose, CPU-skinned), the pipeline settings every draw of the pass shares
-//! (from the caller's [`PassFormat`]), and the camera and light uniform.
+//! shared skinning function before each shader that skins, the shared lighting before each
+//! lit one), the three character pipelines (skinned, bind pose, CPU-skinned), their
+//! depth-only twins for the shadow map, the blob shadows' pipeline, the pipeline settings
+//! every draw of the pass shares (from the caller's [`PassFormat`]), and the camera, light and
+//! shadow uniform.
 
 use std::borrow::Cow;
 
@@ -13,17 +15,40 @@ use bytemuck::{Pod, Zeroable};
 
 /// The skinning function, shared by every shader that skins.
 pub const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
-/// The crowd shader (after [`SKINNING_WGSL`]).
+/// The camera, the sun and its shadow map, shared by every lit shader.
+pub const LIGHTING_WGSL: &str = include_str!("../../shaders/lighting.wgsl");
+/// The crowd shader (after [`SKINNING_WGSL`] and [`LIGHTING_WGSL`]).
 pub const CROWD_WGSL: &str = include_str!("../../shaders/crowd.wgsl");
-/// The ground shader.
+/// The ground shader (after [`LIGHTING_WGSL`]).
 pub const GROUND_WGSL: &str = include_str!("../../shaders/ground.wgsl");
 
-/// The camera and light uniform (group 1, binding 0 of every crowd shader).
+/// The depth format of the shadow map.
+pub(super) const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// The camera, light and shadow uniform (group 1, binding 0 of every crowd shader; `Camera`
+/// in shaders/lighting.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct CameraUniform {
     view_proj: [f32; 16],
     light: [f32; 4],
+    shadow_view_proj: [f32; 16],
+    shadow: [f32; 4],
+}
+
+/// What the shaders need of the sun's shadow map this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ShadowUniform {
+    /// World to the map's clip space.
+    pub view_proj: glam::Mat4,
+    /// Whether the map is in use.
+    pub enabled: bool,
+    /// One texel of the map in uv (1 / its side).
+    pub texel_uv: f32,
+    /// Depth bias, clip z.
+    pub bias: f32,
+    /// The share of direct light a shadow takes away, 0 to 1.
+    pub strength: f32,
 }
 
 /// Vertex attributes of a baked vertex for the skinned pipeline.
@@ -56,7 +81,7 @@ fn vertices(
 }
 
 /// The bind group layouts of the crowd shaders: texels (group 0), camera (group 1),
-/// material (group 2).
+/// material (group 2), the shadow map (group 3).
 pub(super) struct Layouts {
     /// The texel texture and its layout uniform (also read by compute passes).
     pub texel: wgpu::BindGroupLayout,
@@ -64,6 +89,8 @@ pub(super) struct Layouts {
     pub camera: wgpu::BindGroupLayout,
     /// A material: base colour factor, image and sampler.
     pub material: wgpu::BindGroupLayout,
+    /// The shadow map and its comparison sampler.
+    pub shadow: wgpu::BindGroupLayout,
 }
 
 /// A uniform buffer binding.
@@ -129,10 +156,32 @@ impl Layouts {
                 },
             ],
         });
+        let shadow = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("shadow map"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Depth,
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                    count: None,
+                },
+            ],
+        });
         Self {
             texel,
             camera,
             material,
+            shadow,
         }
     }
 }
@@ -164,14 +213,27 @@ impl Camera {
         Self { buffer, group }
     }
 
-    /// Writes the camera's view-projection and the light.
-    pub fn write(&self, queue: &wgpu::Queue, view_proj: glam::Mat4, light: &Light) {
+    /// Writes the camera's view-projection, the light and the shadow map's use.
+    pub fn write(
+        &self,
+        queue: &wgpu::Queue,
+        view_proj: glam::Mat4,
+        light: &Light,
+        shadow: &ShadowUniform,
+    ) {
         queue.write_buffer(
             &self.buffer,
             0,
             bytemuck::bytes_of(&CameraUniform {
                 view_proj: view_proj.to_cols_array(),
                 light: light.uniform(),
+                shadow_view_proj: shadow.view_proj.to_cols_array(),
+                shadow: [
+                    f32::from(u8::from(shadow.enabled)),
+                    shadow.texel_uv,
+                    shadow.bias,
+                    shadow.strength,
+                ],
             }),
         );
     }
@@ -229,6 +291,108 @@ pub(super) fn pipeline(
     })
 }
 
+/// A depth-only pipeline drawing into the shadow map: back faces culled, a slope-scaled
+/// depth bias against self-shadowing acne.
+fn shadow_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    vertex: &str,
+    buffers: &[Option<wgpu::VertexBufferLayout>],
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some(vertex),
+            compilation_options: Default::default(),
+            buffers,
+        },
+        primitive: wgpu::PrimitiveState {
+            cull_mode: Some(wgpu::Face::Back),
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: SHADOW_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: wgpu::DepthBiasState {
+                constant: 2,
+                slope_scale: 2.0,
+                clamp: 0.0,
+            },
+        }),
+        multisample: Default::default(),
+        fragment: None,
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// The blob shadows' pipeline: soft dark ellipses blended over what the pass holds, depth
+/// tested (hidden behind nearer things) but not written.
+fn blob_pipeline(
+    device: &wgpu::Device,
+    format: &PassFormat,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    instances: wgpu::VertexBufferLayout,
+) -> wgpu::RenderPipeline {
+    let corner = wgpu::vertex_attr_array![0 => Float32x4];
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("blob shadows"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some("vs_blob"),
+            compilation_options: Default::default(),
+            buffers: &[vertices(BLOB_CORNER_BYTES, &corner), Some(instances)],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: format.depth,
+            depth_write_enabled: Some(false),
+            depth_compare: Some(format.depth_compare),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: wgpu::MultisampleState {
+            count: format.samples,
+            ..Default::default()
+        },
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some("fs_blob"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: format.color,
+                // Colour × (1 − alpha): the blob darkens; the target's alpha stays.
+                blend: Some(wgpu::BlendState {
+                    color: wgpu::BlendComponent {
+                        src_factor: wgpu::BlendFactor::Zero,
+                        dst_factor: wgpu::BlendFactor::OneMinusSrcAlpha,
+                        operation: wgpu::BlendOperation::Add,
+                    },
+                    alpha: wgpu::BlendComponent {
+                        src_factor: wgpu::BlendFactor::Zero,
+                        dst_factor: wgpu::BlendFactor::One,
+                        operation: wgpu::BlendOperation::Add,
+                    },
+                }),
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// Bytes of a blob's corner: model-space x and z, and its place on the ellipse (two f32 each).
+pub(super) const BLOB_CORNER_BYTES: usize = 16;
+
 /// The character pipelines.
 pub(super) struct Pipelines {
     /// GPU skinning from texels (baked or live).
@@ -237,31 +401,38 @@ pub(super) struct Pipelines {
     pub unskinned_bind: wgpu::RenderPipeline,
     /// Vertices the CPU skinned (the CPU path), placed by their instance record.
     pub unskinned_world: wgpu::RenderPipeline,
+    /// [`Pipelines::skinned`] into the shadow map, depth only.
+    pub shadow_skinned: wgpu::RenderPipeline,
+    /// [`Pipelines::unskinned_bind`] into the shadow map.
+    pub shadow_bind: wgpu::RenderPipeline,
+    /// [`Pipelines::unskinned_world`] into the shadow map.
+    pub shadow_world: wgpu::RenderPipeline,
+    /// Blob shadows.
+    pub blob: wgpu::RenderPipeline,
 }
 
 impl Pipelines {
     /// Assembles the crowd shader and builds the pipelines; validation errors surface in the
     /// caller's error scope.
     pub fn new(device: &wgpu::Device, layouts: &Layouts, format: &PassFormat) -> Self {
-        let crowd_source = format!("{SKINNING_WGSL}\n{CROWD_WGSL}");
+        let crowd_source = format!("{SKINNING_WGSL}\n{LIGHTING_WGSL}\n{CROWD_WGSL}");
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("crowd.wgsl"),
             source: wgpu::ShaderSource::Wgsl(Cow::Owned(crowd_source)),
         });
-        let skinned_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("skinned"),
-            bind_group_layouts: &[
-                Some(&layouts.texel),
-                Some(&layouts.camera),
-                Some(&layouts.material),
-            ],
-            immediate_size: 0,
-        });
-        let unskinned_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("unskinned"),
-            bind_group_layouts: &[None, Some(&layouts.camera), Some(&layouts.material)],
-            immediate_size: 0,
-        });
+        let layout = |label, groups: &[Option<&wgpu::BindGroupLayout>]| {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: groups,
+                immediate_size: 0,
+            })
+        };
+        let (texel, camera) = (Some(&layouts.texel), Some(&layouts.camera));
+        let (material, shadow) = (Some(&layouts.material), Some(&layouts.shadow));
+        let skinned_layout = layout("skinned", &[texel, camera, material, shadow]);
+        let unskinned_layout = layout("unskinned", &[None, camera, material, shadow]);
+        let skinned_shadow_layout = layout("skinned shadow", &[texel, camera]);
+        let unskinned_shadow_layout = layout("unskinned shadow", &[None, camera]);
         let (va, pa, ia) = (vertex_attrs(), plain_attrs(), instance_attrs());
         let instances = wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<InstanceRecord>() as u64,
@@ -274,6 +445,17 @@ impl Pipelines {
             fragment: "fs_lit",
         };
         let baked = std::mem::size_of::<VertexRecord>();
+        let cpu = std::mem::size_of::<SkinnedVertex>();
+        let shadow = |label, layout, vertex, size, attributes| {
+            shadow_pipeline(
+                device,
+                label,
+                layout,
+                &module,
+                vertex,
+                &[vertices(size, attributes), Some(instances.clone())],
+            )
+        };
         Self {
             skinned: pipeline(
                 format,
@@ -297,11 +479,30 @@ impl Pipelines {
                 "cpu skinned",
                 &unskinned_layout,
                 &stages("vs_unskinned"),
-                &[
-                    vertices(std::mem::size_of::<SkinnedVertex>(), &pa),
-                    Some(instances),
-                ],
+                &[vertices(cpu, &pa), Some(instances.clone())],
             ),
+            shadow_skinned: shadow(
+                "skinned shadow",
+                &skinned_shadow_layout,
+                "vs_shadow_skinned",
+                baked,
+                &va,
+            ),
+            shadow_bind: shadow(
+                "static shadow",
+                &unskinned_shadow_layout,
+                "vs_shadow_unskinned",
+                baked,
+                &pa,
+            ),
+            shadow_world: shadow(
+                "cpu skinned shadow",
+                &unskinned_shadow_layout,
+                "vs_shadow_unskinned",
+                cpu,
+                &pa,
+            ),
+            blob: blob_pipeline(device, format, &unskinned_shadow_layout, &module, instances),
         }
     }
 }

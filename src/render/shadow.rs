@@ -11,6 +11,24 @@
 use std::fmt;
 use std::str::FromStr;
 
+use glam::{Mat4, Vec3, Vec4};
+use wgpu::util::DeviceExt as _;
+
+use super::pipelines::{Layouts, SHADOW_FORMAT, ShadowUniform};
+use crate::format::ThrongFile;
+
+/// Side of the square shadow map, texels: 2048 keeps a 100 m wide view's texels at 5 cm,
+/// a tenth of a character's width, and costs 16 MiB.
+pub const MAP_SIZE: u32 = 2048;
+
+/// The farthest the shadow map reaches from the camera, metres: agents beyond it are drawn
+/// at coarse LOD levels anyway and get blobs.
+pub const MAP_REACH: f32 = 150.0;
+
+/// The share of direct sunlight a shadow takes away: a little sky light stays in the shade,
+/// as outdoors.
+const STRENGTH: f32 = 0.8;
+
 /// LOD levels that cast into the shadow map: agents at level 0 and 1; coarser (more distant)
 /// ones get a blob instead, which costs a fraction and reads the same from afar.
 pub const MAP_LEVELS: u32 = 2;
@@ -77,9 +95,237 @@ impl FromStr for Shadows {
     }
 }
 
+/// The sun's view of what the camera sees, for the shadow map: world to the map's clip space
+/// (x and y in -1..1, z in 0..1), the size of one texel (metres) and its depth range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Fit {
+    pub view_proj: Mat4,
+    /// One texel of the map, metres.
+    pub texel: f32,
+    /// Metres from the map's near plane to its far plane.
+    pub depth: f32,
+}
+
+/// Fits the shadow map to the ground the camera (`view_proj`, wgpu clip space) sees within
+/// `reach` metres, and what stands on it up to `height` metres, seen from the sun (`towards`,
+/// the direction towards it). The map's texels are snapped to a grid fixed in the sun's view,
+/// so that its edges do not crawl as the camera moves.
+pub(super) fn fit(view_proj: Mat4, towards: Vec3, reach: f32, height: f32) -> Fit {
+    let inverse = view_proj.inverse();
+    let unproject = |x: f32, y: f32, z: f32| {
+        let p = inverse * Vec4::new(x, y, z, 1.0);
+        p.truncate() / p.w
+    };
+    let sun = towards.try_normalize().unwrap_or(Vec3::Y);
+    let up = if sun.y.abs() > 0.99 { Vec3::Z } else { Vec3::Y };
+    let view = glam::camera::rh::view::look_to_mat4(Vec3::ZERO, -sun, up);
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    let steps = [-1.0, -0.5, 0.0, 0.5, 1.0];
+    for &x in &steps {
+        for &y in &steps {
+            let near = unproject(x, y, 0.0);
+            let far = unproject(x, y, 1.0);
+            let dir = (far - near).normalize_or_zero();
+            // Along the ray to the ground, the far plane or the reach, whichever comes first.
+            let mut t = (far - near).length().min(reach);
+            if dir.y < -1e-4 {
+                t = t.min(-near.y / dir.y);
+            }
+            let ground = near + dir * t.max(0.0);
+            for p in [near, ground, Vec3::new(ground.x, 0.0, ground.z)] {
+                for lift in [0.0, height] {
+                    let q = view.transform_point3(p + Vec3::Y * lift);
+                    lo = lo.min(q);
+                    hi = hi.max(q);
+                }
+            }
+        }
+    }
+    let side = (hi.x - lo.x).max(hi.y - lo.y).max(1e-3);
+    let texel = side / MAP_SIZE as f32;
+    let snap = |v: f32| (v / texel).floor() * texel;
+    let (x0, y0) = (snap(lo.x), snap(lo.y));
+    let (x1, y1) = (x0 + side + texel, y0 + side + texel);
+    // Right-handed view: the sun looks down -z; depth runs from the nearest point (hi.z) to
+    // the farthest (lo.z), with room towards the sun for casters above what the camera sees.
+    let (near, far) = (-hi.z - height, -lo.z + 1.0);
+    let proj = glam::camera::rh::proj::directx::orthographic(x0, x1, y0, y1, near, far);
+    Fit {
+        view_proj: proj * view,
+        texel: (x1 - x0) / MAP_SIZE as f32,
+        depth: far - near,
+    }
+}
+
+impl Fit {
+    /// The uniform's form, the map in use: a depth bias of one and a half texels' depth (the
+    /// slope-scaled bias of the shadow pipelines does the rest).
+    pub(super) fn uniform(&self) -> ShadowUniform {
+        ShadowUniform {
+            view_proj: self.view_proj,
+            enabled: true,
+            texel_uv: 1.0 / MAP_SIZE as f32,
+            bias: 1.5 * self.texel / self.depth.max(1e-3),
+            strength: STRENGTH,
+        }
+    }
+}
+
+/// The shaders' shadow uniform with the map out of use.
+pub(super) fn unused() -> ShadowUniform {
+    ShadowUniform {
+        view_proj: Mat4::IDENTITY,
+        enabled: false,
+        texel_uv: 0.0,
+        bias: 0.0,
+        strength: 0.0,
+    }
+}
+
+/// The shadow map on the GPU: its depth texture and the bind group the lit shaders read it
+/// through (group 3: the map and a comparison sampler with bilinear filtering).
+pub(super) struct ShadowMap {
+    pub view: wgpu::TextureView,
+    pub group: wgpu::BindGroup,
+}
+
+impl ShadowMap {
+    /// A [`MAP_SIZE`]² map on `device`.
+    pub fn new(device: &wgpu::Device, layouts: &Layouts) -> Self {
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("shadow map"),
+            size: wgpu::Extent3d {
+                width: MAP_SIZE,
+                height: MAP_SIZE,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: SHADOW_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("shadow map"),
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            compare: Some(wgpu::CompareFunction::LessEqual),
+            ..Default::default()
+        });
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("shadow map"),
+            layout: &layouts.shadow,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(&sampler),
+                },
+            ],
+        });
+        Self { view, group }
+    }
+}
+
+/// Each character's blob: the ellipse of its footprint (its first animation's first frame,
+/// model space), as two triangles of corners.
+pub(super) struct Blobs {
+    pub quads: Vec<wgpu::Buffer>,
+}
+
+impl Blobs {
+    /// One quad per character of `file`.
+    pub fn new(device: &wgpu::Device, file: &ThrongFile) -> Self {
+        let bounds = file.bounds();
+        let quads = file
+            .characters()
+            .iter()
+            .map(|c| {
+                let first = file
+                    .anims()
+                    .get(c.first_anim as usize)
+                    .and_then(|a| bounds.get(a.first_bounds as usize));
+                // Half the footprint, with a little room: the shadow reaches past the feet.
+                let (rx, rz) = first.map_or((0.3, 0.3), |b| {
+                    let x = b.min[0].abs().max(b.max[0].abs());
+                    let z = b.min[2].abs().max(b.max[2].abs());
+                    (x.max(0.5 * z) * 1.2, z.max(0.5 * x) * 1.2)
+                });
+                let corner = |u: f32, v: f32| [u * rx, v * rz, u, v];
+                let corners = [
+                    corner(-1.0, -1.0),
+                    corner(1.0, -1.0),
+                    corner(1.0, 1.0),
+                    corner(-1.0, -1.0),
+                    corner(1.0, 1.0),
+                    corner(-1.0, 1.0),
+                ];
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("blob"),
+                    contents: bytemuck::cast_slice(&corners),
+                    usage: wgpu::BufferUsages::VERTEX,
+                })
+            })
+            .collect();
+        Self { quads }
+    }
+}
+
+/// Corners of a blob quad (two triangles).
+pub(super) const BLOB_CORNERS: u32 = 6;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A camera 10 m up and 20 m back, looking at the origin.
+    fn camera() -> Mat4 {
+        let view =
+            glam::camera::rh::view::look_at_mat4(Vec3::new(0.0, 10.0, 20.0), Vec3::ZERO, Vec3::Y);
+        glam::camera::rh::proj::directx::perspective(0.8, 16.0 / 9.0, 0.1, 500.0) * view
+    }
+
+    #[test]
+    fn the_fit_holds_what_the_camera_sees_near_the_ground() {
+        let sun = Vec3::new(0.4, 0.8, 0.45);
+        let f = fit(camera(), sun, MAP_REACH, 2.0);
+        // The ground the camera looks at, and a character's head there, are inside the map.
+        for p in [
+            Vec3::ZERO,
+            Vec3::new(5.0, 1.8, 3.0),
+            Vec3::new(-8.0, 0.0, 10.0),
+        ] {
+            let c = f.view_proj.project_point3(p);
+            assert!(c.x.abs() <= 1.0 && c.y.abs() <= 1.0, "{p} -> {c}");
+            assert!((0.0..=1.0).contains(&c.z), "{p} -> {c}");
+        }
+        // Towards the sun is nearer in the map.
+        let low = f.view_proj.project_point3(Vec3::ZERO).z;
+        let high = f.view_proj.project_point3(sun.normalize() * 2.0).z;
+        assert!(high < low, "{high} {low}");
+        // Texels of a few centimetres, not metres, for a view of some tens of metres.
+        assert!(f.texel > 0.005 && f.texel < 0.2, "{}", f.texel);
+    }
+
+    #[test]
+    fn the_fit_stays_within_its_reach_above_the_horizon() {
+        // Looking at the horizon: the far plane is 500 m away, the map reaches 150 m.
+        let view =
+            glam::camera::rh::view::look_to_mat4(Vec3::new(0.0, 2.0, 0.0), -Vec3::Z, Vec3::Y);
+        let vp = glam::camera::rh::proj::directx::perspective(0.8, 1.0, 0.1, 500.0) * view;
+        let f = fit(vp, Vec3::Y, MAP_REACH, 2.0);
+        // Seen from straight above, the map spans at most the reach's cone: under 2 × 150 m.
+        assert!(
+            f.texel * MAP_SIZE as f32 <= 2.0 * MAP_REACH + 1.0,
+            "{}",
+            f.texel
+        );
+    }
 
     #[test]
     fn names_round_trip_and_unknown_ones_are_named() {

@@ -9,7 +9,6 @@ use super::crowd::{CrowdFrame, CrowdRenderer, FrameStats};
 use super::device::Gpu;
 use super::error::RenderError;
 use super::ground::Ground;
-use super::pass::PassFormat;
 use super::path::SkinningPath;
 use super::target::{FrameViews, Target};
 use super::timer::Timer;
@@ -50,13 +49,13 @@ pub struct Stage {
 }
 
 impl Stage {
-    /// A stage for passes of `format` (that of the renderer it draws with).
+    /// A stage for `renderer`'s passes: its format, its camera, light and shadows.
     ///
     /// # Errors
-    /// [`RenderError::Gpu`] when the ground's pipeline cannot be built for `format`.
-    pub fn new(gpu: &Gpu, format: &PassFormat) -> Result<Self, RenderError> {
+    /// [`RenderError::Gpu`] when the ground's pipeline cannot be built for that format.
+    pub fn new(gpu: &Gpu, renderer: &CrowdRenderer) -> Result<Self, RenderError> {
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let ground = Ground::new(&gpu.device, format);
+        let ground = Ground::new(&gpu.device, renderer);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(RenderError::Gpu(format!(
                 "building the ground pipeline: {e}"
@@ -71,20 +70,14 @@ impl Stage {
         })
     }
 
-    /// Writes the frame's camera (world to wgpu clip space) for the ground, lit as
-    /// `renderer`'s characters are (whose camera [`CrowdRenderer::prepare`] writes).
-    pub fn prepare(&self, gpu: &Gpu, renderer: &CrowdRenderer, view_proj: glam::Mat4) {
-        self.ground
-            .prepare(&gpu.queue, view_proj, &renderer.light());
-    }
-
-    /// Encodes the stage's pass into `encoder`: cleared to the [`SKY`], the ground, then
-    /// whatever `draw` records (the crowd), with timestamps around it. Returns what `draw`
-    /// returns.
+    /// Encodes the stage's pass into `encoder`: cleared to the [`SKY`], the ground (lit and
+    /// shadowed by `renderer`), then whatever `draw` records (the crowd), with timestamps
+    /// around it. Returns what `draw` returns.
     pub fn encode<R>(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         views: &FrameViews,
+        renderer: &CrowdRenderer,
         draw: impl FnOnce(&mut wgpu::RenderPass) -> R,
     ) -> R {
         let drawn = {
@@ -111,7 +104,7 @@ impl Stage {
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
-            self.ground.draw(&mut pass);
+            self.ground.draw(&mut pass, renderer);
             draw(&mut pass)
         };
         if let Some(t) = &self.timer {
@@ -162,14 +155,15 @@ impl Stage {
         path: SkinningPath,
     ) -> Result<FrameStats, RenderError> {
         let mut stats = renderer.prepare(gpu, file, frame, view_proj, path)?;
-        self.prepare(gpu, renderer, view_proj);
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("crowd frame"),
             });
         stats.draws = renderer.encode_shadows(&mut encoder, frame, path);
-        stats.draws += self.encode(&mut encoder, views, |pass| renderer.draw(pass, frame, path));
+        stats.draws += self.encode(&mut encoder, views, renderer, |pass| {
+            renderer.draw(pass, frame, path)
+        });
         self.submit(gpu, encoder, &mut stats)?;
         Ok(stats)
     }
