@@ -1,7 +1,8 @@
 //! A bounded smoke run of `throng bench`: every skinning path and two LOD presets at two small
 //! counts on both backends, a few frames each; the table, CSV, JSON, plots and pictures it
-//! writes, and the live baseline drawing what the baked path draws. Backends missing here
-//! skip (as skipped cases in the report) unless `THRONG_REQUIRE_BACKENDS` names them.
+//! writes, and the live baseline drawing what the baked path draws. A tinier run on the
+//! shadows axis: each kind a case, compared with shadows `off`. Backends missing here skip (as
+//! skipped cases in the report) unless `THRONG_REQUIRE_BACKENDS` names them.
 
 mod common;
 
@@ -68,13 +69,16 @@ fn a_small_bench_writes_its_report_and_the_live_baseline_draws_the_bake() {
             _ => assert_eq!(r.live_ms.median + r.cpu_skin_ms.median, 0.0, "{r:?}"),
         }
         assert_eq!(r.quality.is_some(), r.case.lod != "off", "{:?}", r.case);
+        // The default runs without shadows only, as runs before shadows did.
+        assert_eq!(r.case.shadows, "off");
+        assert!(r.shadows_quality.is_none(), "{:?}", r.case);
         // The live baseline evaluates the same animations exactly at each agent's time; the
         // bake interpolates between frames 1/30 s apart (within 0.5% of the height by the
         // recipe's budget), so edges may move by a pixel: at most 1% of pixels differ.
         if r.case.skinning == "live" {
             let name = |path: &str| {
                 out.join("pictures").join(format!(
-                    "{}-{path}-{}-{}.png",
+                    "{}-{path}-{}-off-{}.png",
                     r.case.backend, r.case.lod, r.case.instances
                 ))
             };
@@ -87,6 +91,117 @@ fn a_small_bench_writes_its_report_and_the_live_baseline_draws_the_bake() {
 }
 
 #[test]
+fn the_shadows_axis_runs_each_kind_and_compares_it_with_none() {
+    let dir = common::temp_dir("bench-shadows");
+    let file = common::bake_default(&dir);
+    let out = dir.join("out");
+    // `blob` first on the command line: `off` still runs first, as the reference.
+    let (code, stdout, err) = common::throng(&[
+        "bench",
+        "--bake",
+        &file.display().to_string(),
+        "--instances",
+        "40",
+        "--frames",
+        "1",
+        "--warmup",
+        "0",
+        "--size",
+        "96x54",
+        "--lod",
+        "off",
+        "--skinning",
+        "gpu",
+        "--shadows",
+        "blob,off",
+        "--backend",
+        "vulkan,gl",
+        "--out",
+        &out.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{err}");
+    let report: Report =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(report.settings.shadows, ["blob", "off"]);
+    let kinds: Vec<(&str, &str)> = report
+        .results
+        .iter()
+        .map(|r| (r.case.backend.as_str(), r.case.shadows.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("vulkan", "off"),
+            ("vulkan", "blob"),
+            ("gl", "off"),
+            ("gl", "blob")
+        ]
+    );
+    let mut ran = 0;
+    for r in &report.results {
+        if let Some(why) = &r.skipped {
+            assert!(
+                !common::backend_required(&r.case.backend),
+                "{:?} skipped: {why}",
+                r.case
+            );
+            continue;
+        }
+        ran += 1;
+        // ΔE against shadows `off` for blob only; no LOD comparison with only LOD `off`.
+        assert_eq!(
+            r.shadows_quality.is_some(),
+            r.case.shadows == "blob",
+            "{:?}",
+            r.case
+        );
+        assert!(r.quality.is_none(), "{:?}", r.case);
+        if let Some(q) = r.shadows_quality {
+            assert!(q.mean.is_finite() && q.mean >= 0.0, "{q:?}");
+        }
+        let picture = out.join("pictures").join(format!(
+            "{}-gpu-off-{}-40.png",
+            r.case.backend, r.case.shadows
+        ));
+        assert!(picture.is_file(), "{} missing", picture.display());
+        // The table row: its shadows, and the cost against none for blob.
+        let row = stdout
+            .lines()
+            .find(|l| {
+                let cells: Vec<&str> = l.split_whitespace().collect();
+                cells.len() > 4 && cells[0] == r.case.backend && cells[3] == r.case.shadows
+            })
+            .unwrap_or_else(|| panic!("no row of {:?} in\n{stdout}", r.case));
+        assert_eq!(row.contains('×'), r.case.shadows == "blob", "{row}");
+        if r.case.shadows == "blob" {
+            let line = "gpu shadows blob vs none: frame time ";
+            assert!(stdout.contains(line), "missing {line:?} in\n{stdout}");
+        }
+    }
+    if ran > 0 {
+        let header = stdout.lines().find(|l| l.starts_with("backend")).unwrap();
+        assert!(header.contains(" shadows "), "{header}");
+        assert!(stdout.contains("vs no shadows"), "{stdout}");
+    }
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    let shadows: Vec<&str> = rows.iter().map(|r| r[column("shadows")]).collect();
+    assert_eq!(shadows, ["off", "blob", "off", "blob"]);
+    for (row, result) in rows.iter().zip(&report.results) {
+        assert_eq!(
+            row[column("shadows_quality_mean")].is_empty(),
+            result.shadows_quality.is_none(),
+            "{row:?}"
+        );
+    }
+}
+
+#[test]
 fn bad_bench_arguments_are_named() {
     for (args, expect) in [
         (
@@ -94,6 +209,10 @@ fn bad_bench_arguments_are_named() {
             "--skinning magic: give some of gpu, cpu, live, static",
         ),
         (vec!["--lod", "fast"], "--lod fast: no such preset"),
+        (
+            vec!["--shadows", "off,soft"],
+            "--shadows soft: unknown shadows 'soft': use off, blob or map",
+        ),
         (
             vec!["--backend", "metal"],
             "--backend metal: give vulkan, gl",

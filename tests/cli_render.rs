@@ -98,5 +98,46 @@ fn bad_render_arguments_are_named() {
         code != 0 && err.contains("--lod 7: the bake has LOD levels 0 to 2"),
         "{err}"
     );
+    let (code, _, err) = throng(&["render", "--out", &d("x.png"), "--shadows", "bogus"]);
+    assert!(
+        code != 0 && err.contains("unknown shadows 'bogus': use off, blob or map"),
+        "{err}"
+    );
     assert!(!dir.join("x.png").exists());
+}
+
+#[test]
+fn render_says_which_shadows_and_every_help_names_the_flag() {
+    for command in ["render", "demo", "bench"] {
+        let (code, out, err) = throng(&[command, "--help"]);
+        assert_eq!(code, 0, "{command}: {err}");
+        assert!(out.contains("--shadows"), "{command} --help:\n{out}");
+    }
+    let dir = common::temp_dir("cli-render-shadows");
+    let file = common::bake_default(&dir);
+    let png = dir.join("off.png");
+    let (code, out, err) = throng(&[
+        "render",
+        "--bake",
+        &file.display().to_string(),
+        "--instances",
+        "4",
+        "--size",
+        "64x36",
+        "--shadows",
+        "off",
+        "--out",
+        &png.display().to_string(),
+    ]);
+    if code != 0
+        && err.contains("no ")
+        && err.contains("adapter")
+        && !required("vulkan")
+        && !required("gl")
+    {
+        eprintln!("skipped: {err}");
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("shadows: off (asked for)\n"), "{out}");
 }

@@ -149,6 +149,9 @@ fn without_a_display_the_demo_says_why_and_writes_a_picture() {
     for part in [
         "adapter: ",
         "skinning: ",
+        // No --shadows: the device's default, said as such.
+        "shadows: ",
+        "(the default on a ",
         "200 agents",
         "CPU: simulation",
         "wrote ",

@@ -19,6 +19,8 @@ pub struct HeadlessReport {
     pub adapter: String,
     /// The skinning path and why.
     pub path: String,
+    /// The shadows and why.
+    pub shadows: String,
     /// Frames drawn.
     pub frames: u64,
     /// The last frame's measurements.
@@ -60,6 +62,10 @@ pub fn render_headless(
     Ok(HeadlessReport {
         adapter: graphics.gpu.describe(),
         path: format!("{} ({})", graphics.path.name(), graphics.path_reason),
+        shadows: {
+            let (shadows, why) = graphics.shadows(&scene.settings);
+            format!("{shadows} ({why})")
+        },
         frames,
         last: scene.last,
     })

@@ -14,7 +14,8 @@ use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, Vie
 use crate::format::ThrongFile;
 use crate::render::{
     Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu, PassFormat,
-    PathLimits, PathReason, PathRequest, RendererOptions, SkinningPath, Stage, choose_path,
+    PathLimits, PathReason, PathRequest, RendererOptions, Shadows, SkinningPath, Stage,
+    choose_path,
 };
 
 /// Which skinning path the user asked for.
@@ -45,6 +46,8 @@ pub struct DemoOptions {
     pub backend: BackendChoice,
     /// Skinning path.
     pub skinning: SkinningChoice,
+    /// Shadows; `None`: the device's default ([`Shadows::default_for`]).
+    pub shadows: Option<Shadows>,
     /// Stop after this many frames (windowed), or the frames simulated before the headless
     /// picture.
     pub frames: Option<u64>,
@@ -108,6 +111,10 @@ pub struct Settings {
     pub policy: LodPolicy,
     /// Skinning path asked for.
     pub skinning: SkinningChoice,
+    /// Shadows asked for; `None`: the device's default ([`Shadows::default_for`]: the map on
+    /// a GPU, blobs on a software renderer). [`Graphics::encode`] gives the renderer the
+    /// change on the next frame.
+    pub shadows: Option<Shadows>,
     /// Time stands still.
     pub paused: bool,
     /// Simulation speed, 0 to 4.
@@ -205,6 +212,7 @@ impl Scene {
             preset: options.lod.clone(),
             policy,
             skinning: options.skinning,
+            shadows: options.shadows,
             paused: false,
             time_scale: 1.0,
             lod_colours: false,
@@ -330,6 +338,19 @@ const HAT_LEVELS: u32 = u32::MAX;
 /// Colour of the hats.
 const HAT_COLOUR: [f32; 4] = [0.55, 0.12, 0.10, 1.0];
 
+/// The shadows for `asked` on `gpu` (`None`: [`Shadows::default_for`] it), with why: `asked
+/// for`, or the default and the kind of device it is the default on.
+pub fn shadows_choice(asked: Option<Shadows>, gpu: &Gpu) -> (Shadows, &'static str) {
+    match asked {
+        Some(s) => (s, "asked for"),
+        None if gpu.is_software() => (
+            Shadows::default_for(gpu),
+            "the default on a software renderer",
+        ),
+        None => (Shadows::default_for(gpu), "the default on a GPU"),
+    }
+}
+
 /// The GPU side of the demo.
 pub struct Graphics {
     /// The device.
@@ -373,7 +394,13 @@ impl Graphics {
             path_reason: String::new(),
         };
         g.choose_path(scene);
+        g.renderer.set_shadows(g.shadows(&scene.settings).0);
         Ok(g)
+    }
+
+    /// The shadows `settings` ask for on this device, with why ([`shadows_choice`]).
+    pub fn shadows(&self, settings: &Settings) -> (Shadows, &'static str) {
+        shadows_choice(settings.shadows, &self.gpu)
     }
 
     /// Picks the skinning path from the settings and what the device and the CPU path can
@@ -404,9 +431,9 @@ impl Graphics {
         };
     }
 
-    /// Prepares the scene's frame and encodes the stage's pass with the crowd in it into
-    /// `views`; the crowd's dirty records are cleared once written. Returns the renderer's
-    /// statistics so far.
+    /// Prepares the scene's frame, with the shadows its settings ask for, and encodes the
+    /// stage's pass with the crowd in it into `views`; the crowd's dirty records are cleared
+    /// once written. Returns the renderer's statistics so far.
     ///
     /// # Errors
     /// When the upload fails.
@@ -417,6 +444,10 @@ impl Graphics {
         encoder: &mut wgpu::CommandEncoder,
         aspect: f32,
     ) -> Result<FrameStats, AppError> {
+        let (shadows, _) = self.shadows(&scene.settings);
+        if self.renderer.shadows() != shadows {
+            self.renderer.set_shadows(shadows);
+        }
         let view_proj = scene.view_proj(aspect);
         let frame = scene.frame();
         let mut stats =

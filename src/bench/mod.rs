@@ -1,9 +1,10 @@
 //! The headless benchmark harness of `throng bench` and its report.
 //!
 //! - `results`: what a run measured ([`Report`]: per case, per-frame times by phase as
-//!   median/p95/p99, the picture's difference from the LOD-off render, machine and settings).
-//! - `run`: running every case (backend × instances × skinning path × LOD preset) headless on
-//!   the same seeded crowd and camera path, measuring each frame by phase.
+//!   median/p95/p99, the picture's difference from the LOD-off render and from the shadowless
+//!   one, machine and settings).
+//! - `run`: running every case (backend × instances × skinning path × shadows × LOD preset)
+//!   headless on the same seeded crowd and camera path, measuring each frame by phase.
 //! - `live`: the live baseline: every visible agent evaluated through the animation pipeline
 //!   each frame, its matrices uploaded and skinned by the same shader.
 //! - `quality`: picture differences as CIE76 ΔE.

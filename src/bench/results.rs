@@ -1,6 +1,9 @@
-//! What `throng bench` measured: per case (backend, skinning path, LOD preset, instance
-//! count), the per-frame times by phase as median, 95th and 99th percentiles, the picture's
-//! difference from the LOD-off render, and the machine and settings they were measured with.
+//! What `throng bench` measured: per case (backend, skinning path, LOD preset, shadows,
+//! instance count), the per-frame times by phase as median, 95th and 99th percentiles, the
+//! picture's difference from the LOD-off render and from the shadowless one, and the machine
+//! and settings they were measured with.
+//!
+//! Reports written before shadows existed read back with shadows `off` (what they drew).
 
 use serde::{Deserialize, Serialize};
 
@@ -43,12 +46,26 @@ pub struct Case {
     pub skinning: String,
     /// LOD preset name.
     pub lod: String,
+    /// Shadows: `off`, `blob` or `map` (`off` in reports from before shadows).
+    #[serde(default = "no_shadows")]
+    pub shadows: String,
     /// Agents.
     pub instances: usize,
 }
 
-/// How the picture of a case differs from the `off` preset's picture of the same frames
-/// (same backend and skinning path): per pixel, the CIE76 colour difference ΔE*ab in CIELAB
+/// The shadows of a case or run that does not name them: `off` (reports from before shadows
+/// drew none).
+fn no_shadows() -> String {
+    crate::render::Shadows::Off.name().to_string()
+}
+
+/// [`no_shadows`] as the settings' list.
+fn no_shadows_list() -> Vec<String> {
+    vec![no_shadows()]
+}
+
+/// How the picture of a case differs from a reference picture of the same frames (the `off`
+/// LOD preset's, or the shadowless one's, with everything else the same): per pixel, the CIE76 colour difference ΔE*ab in CIELAB
 /// (about 2.3 is a just-noticeable difference).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Quality {
@@ -90,8 +107,13 @@ pub struct CaseResult {
     pub gpu_timing: String,
     /// Wall time of the whole frame, CPU and GPU.
     pub frame_ms: Stat,
-    /// Difference from the `off` preset's picture (for presets other than `off`).
+    /// Difference from the picture of the `off` LOD preset with the same shadows (for presets
+    /// other than `off`).
     pub quality: Option<Quality>,
+    /// Difference from the picture with shadows `off` under the same LOD preset (for cases
+    /// with shadows).
+    #[serde(default)]
+    pub shadows_quality: Option<Quality>,
     /// Why the case did not run, if it did not (e.g. a backend missing).
     pub skipped: Option<String>,
 }
@@ -137,6 +159,9 @@ pub struct Settings {
     pub lods: Vec<String>,
     /// Skinning paths.
     pub skinning: Vec<String>,
+    /// Shadows (`off` in reports from before shadows).
+    #[serde(default = "no_shadows_list")]
+    pub shadows: Vec<String>,
     /// Backends.
     pub backends: Vec<String>,
     /// Measured frames per case.
@@ -164,4 +189,40 @@ pub struct Report {
     pub machine: Machine,
     /// One entry per case, in run order.
     pub results: Vec<CaseResult>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_from_before_shadows_read_back_without_shadows() {
+        let report = Report {
+            settings: Settings {
+                shadows: vec!["blob".to_string()],
+                ..Settings::default()
+            },
+            results: vec![CaseResult {
+                case: Case {
+                    backend: "vulkan".to_string(),
+                    shadows: "blob".to_string(),
+                    ..Case::default()
+                },
+                shadows_quality: Some(Quality::default()),
+                ..CaseResult::default()
+            }],
+            ..Report::default()
+        };
+        let mut json = serde_json::to_value(&report).unwrap();
+        // What an older throng wrote: no shadows anywhere.
+        json["settings"].as_object_mut().unwrap().remove("shadows");
+        let case = &mut json["results"][0];
+        case.as_object_mut().unwrap().remove("shadows_quality");
+        case["case"].as_object_mut().unwrap().remove("shadows");
+        let old: Report = serde_json::from_value(json).unwrap();
+        assert_eq!(old.settings.shadows, ["off"]);
+        assert_eq!(old.results[0].case.shadows, "off");
+        assert_eq!(old.results[0].case.backend, "vulkan");
+        assert_eq!(old.results[0].shadows_quality, None);
+    }
 }

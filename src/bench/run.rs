@@ -1,6 +1,7 @@
-//! Running the benchmark: every combination of backend, instance count, skinning path and LOD
-//! preset, headless, on the same seeded crowd and camera path, measured frame by frame; the
-//! last frame of each case kept to compare pictures with the `off` preset.
+//! Running the benchmark: every combination of backend, instance count, skinning path, shadows
+//! and LOD preset, headless, on the same seeded crowd and camera path, measured frame by frame;
+//! the last frame of each case kept to compare pictures with the `off` preset's (same shadows)
+//! and with the shadowless one's (same preset).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -10,7 +11,7 @@ use glam::Vec3;
 use super::error::BenchError;
 use super::live::Live;
 use super::quality::delta_e;
-use super::results::{Adapter, Case, CaseResult, Report, Settings, Stat};
+use super::results::{Adapter, Case, CaseResult, Quality, Report, Settings, Stat};
 use crate::bake::Recipe;
 use crate::crowd::{
     Crowd, CrowdSettings, InstanceRecord, LodPolicy, LodPresets, UpdateStats, View,
@@ -18,7 +19,7 @@ use crate::crowd::{
 use crate::format::ThrongFile;
 use crate::render::{
     BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, Gpu, PassFormat, PathLimits, PathRequest,
-    SkinningPath, Stage, Target, choose_path,
+    Shadows, SkinningPath, Stage, Target, choose_path,
 };
 
 /// What to run.
@@ -36,6 +37,8 @@ pub struct BenchOptions {
     pub lods: Vec<String>,
     /// Skinning paths.
     pub skinning: Vec<SkinningPath>,
+    /// Shadows (`off` first when present: the others are compared with it).
+    pub shadows: Vec<Shadows>,
     /// Backends.
     pub backends: Vec<BackendChoice>,
     /// Measured frames per case.
@@ -48,7 +51,8 @@ pub struct BenchOptions {
     pub seed: u64,
     /// The command line, for the report.
     pub command: String,
-    /// Where to save each case's last frame as `BACKEND-PATH-LOD-COUNT.png`, if anywhere.
+    /// Where to save each case's last frame as `BACKEND-PATH-LOD-SHADOWS-COUNT.png`, if
+    /// anywhere.
     pub pictures: Option<PathBuf>,
 }
 
@@ -77,36 +81,50 @@ pub fn camera(half: f32, k: usize, aspect: f32) -> View {
     }
 }
 
-/// A case with its backend and path as types (the report's [`Case`] names them).
+/// A case with its backend, path and shadows as types (the report's [`Case`] names them).
 struct Planned {
     backend: BackendChoice,
     path: SkinningPath,
+    shadows: Shadows,
     case: Case,
 }
 
-/// The cases of `options` in run order: per backend, per count, per path, per preset (`off`
-/// first: the others are compared with it).
-fn plan(options: &BenchOptions) -> Vec<Planned> {
-    let mut lods = options.lods.clone();
-    if let Some(i) = lods.iter().position(|l| l == "off") {
-        let off = lods.remove(i);
-        lods.insert(0, off);
+/// `items` with the first one that `is_off` moved to the front (the one the others are
+/// compared with runs first).
+fn off_first<T: Clone>(items: &[T], is_off: impl Fn(&T) -> bool) -> Vec<T> {
+    let mut items = items.to_vec();
+    if let Some(i) = items.iter().position(is_off) {
+        let off = items.remove(i);
+        items.insert(0, off);
     }
+    items
+}
+
+/// The cases of `options` in run order: per backend, per count, per path, per shadows, per
+/// preset (`off` first in both: a case's LOD reference (preset `off`, same shadows) and its
+/// shadows reference (shadows `off`, same preset) both run before it).
+fn plan(options: &BenchOptions) -> Vec<Planned> {
+    let lods = off_first(&options.lods, |l| l == "off");
+    let shadows = off_first(&options.shadows, |s| *s == Shadows::Off);
     let mut out = Vec::new();
     for &backend in &options.backends {
         for &n in &options.instances {
             for &path in &options.skinning {
-                for l in &lods {
-                    out.push(Planned {
-                        backend,
-                        path,
-                        case: Case {
-                            backend: backend.name().to_string(),
-                            skinning: path.name().to_string(),
-                            lod: l.clone(),
-                            instances: n,
-                        },
-                    });
+                for &sh in &shadows {
+                    for l in &lods {
+                        out.push(Planned {
+                            backend,
+                            path,
+                            shadows: sh,
+                            case: Case {
+                                backend: backend.name().to_string(),
+                                skinning: path.name().to_string(),
+                                lod: l.clone(),
+                                shadows: sh.name().to_string(),
+                                instances: n,
+                            },
+                        });
+                    }
                 }
             }
         }
@@ -114,7 +132,8 @@ fn plan(options: &BenchOptions) -> Vec<Planned> {
     out
 }
 
-/// The cases of `options` in run order: per backend, per count, per path, per preset.
+/// The cases of `options` in run order: per backend, per count, per path, per shadows, per
+/// preset.
 pub fn cases(options: &BenchOptions) -> Vec<Case> {
     plan(options).into_iter().map(|p| p.case).collect()
 }
@@ -171,7 +190,12 @@ impl Samples {
     }
 
     /// The case's result from its frames.
-    fn result(mut self, case: &Case, quality: Option<super::results::Quality>) -> CaseResult {
+    fn result(
+        mut self,
+        case: &Case,
+        quality: Option<Quality>,
+        shadows_quality: Option<Quality>,
+    ) -> CaseResult {
         CaseResult {
             case: case.clone(),
             frames: self.frame.len(),
@@ -192,6 +216,7 @@ impl Samples {
             .into(),
             frame_ms: Stat::of(&mut self.frame),
             quality,
+            shadows_quality,
             skipped: None,
         }
     }
@@ -218,8 +243,9 @@ struct Runner<'a> {
     file: &'a ThrongFile,
     /// The live baseline, where a live case is asked for (or why it cannot run).
     live: Option<Result<Live, BenchError>>,
-    /// Pictures of the `off` preset per (backend, path, count), to compare the others with.
-    off_pictures: Vec<(String, String, usize, image::RgbaImage)>,
+    /// The last pictures of cases others are compared with (LOD preset `off` or shadows
+    /// `off`), by case.
+    references: Vec<(Case, image::RgbaImage)>,
     /// Cases done so far.
     index: usize,
     progress: &'a mut dyn FnMut(usize, usize),
@@ -252,7 +278,7 @@ pub fn run(
         options,
         file: &file,
         live,
-        off_pictures: Vec::new(),
+        references: Vec::new(),
         index: 0,
         progress,
         report: new_report(options),
@@ -291,6 +317,11 @@ fn new_report(options: &BenchOptions) -> Report {
                 .skinning
                 .iter()
                 .map(|p| p.name().to_string())
+                .collect(),
+            shadows: options
+                .shadows
+                .iter()
+                .map(|s| s.name().to_string())
                 .collect(),
             backends: options
                 .backends
@@ -372,8 +403,9 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// Runs one case: warm-up and measured frames, then its last picture saved and compared
-    /// with the `off` preset's.
+    /// Runs one case: warm-up and measured frames with its shadows, then its last picture
+    /// saved and compared with the `off` preset's (same shadows) and the shadowless one's
+    /// (same preset).
     fn case(
         &mut self,
         device: &mut Device,
@@ -391,6 +423,7 @@ impl Runner<'_> {
         let half = crowd.plaza_half_size();
         let (w, h) = options.size;
         let aspect = w as f32 / h as f32;
+        device.renderer.set_shadows(planned.shadows);
         let mut s = Samples::default();
         for k in 0..options.warmup + options.frames {
             let view = camera(half, k, aspect);
@@ -404,21 +437,25 @@ impl Runner<'_> {
         if let Some(dir) = &options.pictures {
             save_picture(dir, case, &picture)?;
         }
-        let quality = self
-            .off_pictures
-            .iter()
-            .find(|(b, p, n, _)| *b == case.backend && *p == case.skinning && *n == case.instances)
-            .filter(|_| case.lod != "off")
-            .map(|(.., off)| delta_e(off, &picture));
-        if case.lod == "off" {
-            self.off_pictures.push((
-                case.backend.clone(),
-                case.skinning.clone(),
-                case.instances,
-                picture,
-            ));
+        let off = Shadows::Off.name();
+        let compare = |reference: Case| {
+            (reference != *case)
+                .then(|| self.references.iter().find(|(c, _)| *c == reference))
+                .flatten()
+                .map(|(_, r)| delta_e(r, &picture))
+        };
+        let quality = compare(Case {
+            lod: "off".to_string(),
+            ..case.clone()
+        });
+        let shadows_quality = compare(Case {
+            shadows: off.to_string(),
+            ..case.clone()
+        });
+        if case.lod == "off" || case.shadows == off {
+            self.references.push((case.clone(), picture));
         }
-        Ok(s.result(case, quality))
+        Ok(s.result(case, quality, shadows_quality))
     }
 
     /// One frame of a case: the crowd advanced, its changes (or, live, every visible agent's
@@ -510,15 +547,15 @@ impl Runner<'_> {
     }
 }
 
-/// Saves a case's last frame as `dir/BACKEND-PATH-LOD-COUNT.png`.
+/// Saves a case's last frame as `dir/BACKEND-PATH-LOD-SHADOWS-COUNT.png`.
 fn save_picture(
     dir: &std::path::Path,
     case: &Case,
     picture: &image::RgbaImage,
 ) -> Result<(), BenchError> {
     let path = dir.join(format!(
-        "{}-{}-{}-{}.png",
-        case.backend, case.skinning, case.lod, case.instances
+        "{}-{}-{}-{}-{}.png",
+        case.backend, case.skinning, case.lod, case.shadows, case.instances
     ));
     std::fs::create_dir_all(dir)
         .map_err(|e| BenchError::Settings(format!("{}: {e}", dir.display())))?;
@@ -530,5 +567,63 @@ fn skipped(case: &Case, why: String) -> CaseResult {
         case: case.clone(),
         skipped: Some(why),
         ..CaseResult::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_case_runs_after_both_of_its_references() {
+        let options = BenchOptions {
+            bake: PathBuf::from("m.throng"),
+            recipe: None,
+            presets: LodPresets::builtin(),
+            instances: vec![100],
+            lods: vec!["balanced".to_string(), "off".to_string()],
+            skinning: vec![SkinningPath::Gpu],
+            shadows: vec![Shadows::Map, Shadows::Off, Shadows::Blob],
+            backends: vec![BackendChoice::Vulkan],
+            frames: 1,
+            warmup: 0,
+            size: (16, 16),
+            seed: 1,
+            command: String::new(),
+            pictures: None,
+        };
+        let cases = cases(&options);
+        let names: Vec<(&str, &str)> = cases
+            .iter()
+            .map(|c| (c.shadows.as_str(), c.lod.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("off", "off"),
+                ("off", "balanced"),
+                ("map", "off"),
+                ("map", "balanced"),
+                ("blob", "off"),
+                ("blob", "balanced"),
+            ]
+        );
+        // The LOD reference (preset off, same shadows) and the shadows reference (shadows
+        // off, same preset) of every case come before it.
+        for (i, c) in cases.iter().enumerate() {
+            for reference in [
+                Case {
+                    lod: "off".to_string(),
+                    ..c.clone()
+                },
+                Case {
+                    shadows: "off".to_string(),
+                    ..c.clone()
+                },
+            ] {
+                let at = cases.iter().position(|r| *r == reference).unwrap();
+                assert!(at <= i, "{reference:?} runs after {c:?}");
+            }
+        }
     }
 }

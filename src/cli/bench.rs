@@ -1,5 +1,5 @@
-//! `throng bench`: frame time and picture quality per LOD preset, skinning path, instance count
-//! and backend, headless, with a table, CSV, JSON and plots.
+//! `throng bench`: frame time and picture quality per LOD preset, shadows, skinning path,
+//! instance count and backend, headless, with a table, CSV, JSON and plots.
 
 use std::path::{Path, PathBuf};
 
@@ -13,12 +13,12 @@ use crate::app::lod_presets;
 use crate::bench::report::{CSV_FILE, table, write_all};
 use crate::bench::run::{BenchOptions, cases, run as run_bench};
 use crate::format::ThrongFile;
-use crate::render::{BackendChoice, SkinningPath};
+use crate::render::{BackendChoice, Shadows, SkinningPath, UnknownShadows};
 
 /// Arguments of `throng bench`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Every combination of --backend, --instances, --skinning and --lod runs \
+    after_help = "Every combination of --backend, --instances, --skinning, --shadows and --lod runs \
 headless on the same seeded crowd and camera path: --warmup frames, then --frames measured \
 frames at 1/60 s of simulated time each. Per frame: CPU time by phase (simulation, LOD and \
 culling, upload, CPU skinning, live evaluation), GPU time (timestamp queries, or wall time \
@@ -26,10 +26,16 @@ around submit and wait where there are none) and the whole frame; median, p95 an
 Skinning paths: gpu (baked, vertex shader), cpu (baked, skinned on the CPU), live (every \
 visible agent evaluated through the animation pipeline each frame, matrices uploaded: the \
 baseline general engines use), static (the bind pose: the floor). Each LOD preset's last frame \
-is compared with the `off` preset's (mean and p99 CIE76 ΔE).\n\
+is compared with the `off` preset's under the same shadows (mean and p99 CIE76 ΔE). Shadows: \
+off, blob (a contact shadow under each agent), map (a sun shadow map for near agents, blobs \
+beyond); each one's frame time and last frame are compared with shadows `off` under the same \
+LOD preset (the table's \"vs no shadows\" columns). The default, off only, keeps a plain run \
+comparable with runs from before shadows and as cheap; --shadows off,blob,map measures their \
+cost.\n\
 Writes DIR/results.csv, DIR/results.json, DIR/frame_time.png, DIR/lod_quality.png, and each \
-case's last frame in DIR/pictures/.\n\
-Example: throng bench --instances 1000,10000 --backend vulkan,gl --out bench-out"
+case's last frame in DIR/pictures/ as BACKEND-SKINNING-LOD-SHADOWS-COUNT.png.\n\
+Examples:\n  throng bench --instances 1000,10000 --backend vulkan,gl --out bench-out\n  \
+throng bench --shadows off,blob,map --skinning gpu --lod off   the cost of shadows"
 )]
 pub struct Args {
     /// The baked file (default: the default bake, baked first if missing or out of date:
@@ -53,6 +59,10 @@ pub struct Args {
     /// Skinning paths, comma-separated: gpu, cpu, live, static.
     #[arg(long, value_delimiter = ',', default_value = "gpu,cpu,live,static")]
     skinning: Vec<String>,
+    /// Shadows, comma-separated: off, blob, map (`off` runs first: the others are compared
+    /// with it). Default off only: comparable with runs from before shadows, and cheap.
+    #[arg(long, value_delimiter = ',', default_value = "off")]
+    shadows: Vec<String>,
     /// Backends, comma-separated: vulkan, gl.
     #[arg(long, value_delimiter = ',', default_value = "vulkan,gl")]
     backend: Vec<String>,
@@ -92,6 +102,13 @@ fn skinning_path(name: &str) -> Result<SkinningPath> {
     })
 }
 
+/// A `--shadows` value; an unknown one is refused, naming the ones there are.
+fn shadows(name: &str) -> Result<Shadows> {
+    name.trim()
+        .parse()
+        .map_err(|e: UnknownShadows| anyhow::anyhow!("--shadows {name}: {e}"))
+}
+
 /// The recipe recorded in `bake`, if it names one that exists.
 fn recorded_recipe(bake: &Path) -> Option<PathBuf> {
     let file = ThrongFile::open(bake).ok()?;
@@ -110,6 +127,11 @@ pub(super) fn run(args: &Args) -> Result<()> {
         .skinning
         .iter()
         .map(|s| skinning_path(s))
+        .collect::<Result<Vec<_>>>()?;
+    let shadows = args
+        .shadows
+        .iter()
+        .map(|s| shadows(s))
         .collect::<Result<Vec<_>>>()?;
     let backends = args
         .backend
@@ -139,6 +161,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         instances: args.instances.clone(),
         lods: args.lod.clone(),
         skinning,
+        shadows,
         backends,
         frames: args.frames,
         warmup: args.warmup,

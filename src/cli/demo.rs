@@ -11,7 +11,7 @@ use crate::app::{
     AppError, DemoOptions, Scene, SkinningChoice, check_count, render_headless, window,
 };
 use crate::atomic::check_target;
-use crate::render::BackendChoice;
+use crate::render::{BackendChoice, Shadows};
 
 /// Arguments of `throng demo`.
 #[derive(Debug, clap::Args)]
@@ -26,7 +26,8 @@ WASD flies (Q/E down and up, Shift faster), Esc quits.\n\
 Without a display (no DISPLAY or WAYLAND_DISPLAY), the demo renders one picture to crowd.png \
 (or --screenshot) instead and prints the frame's statistics.\n\
 Examples:\n  throng demo Fox.glb                     a crowd of a model, baked once into the cache\n  \
-throng demo --count 20000 --lod aggressive --backend gl"
+throng demo --count 20000 --lod aggressive --backend gl\n  \
+throng demo --shadows off                the crowd without shadows"
 )]
 pub struct Args {
     /// A glTF model (.glb/.gltf) or a recipe (.toml) to bake into the cache (or reuse from it)
@@ -56,6 +57,11 @@ pub struct Args {
     /// Skinning path.
     #[arg(long, value_enum, default_value = "auto")]
     skinning: SkinningArg,
+    /// Shadows: off, blob (a soft contact shadow under each agent) or map (a sun shadow map
+    /// for near agents, blobs beyond). Default: what reads best at the demo's speed on the
+    /// device: map on a GPU, blob on a software renderer (lavapipe, llvmpipe).
+    #[arg(long, value_name = "off|blob|map")]
+    shadows: Option<Shadows>,
     /// Stop after this many frames (with a window); frames simulated before the picture
     /// (without one; default 30).
     #[arg(long, value_name = "N")]
@@ -88,6 +94,7 @@ impl Default for Args {
             lod_config: None,
             backend: BackendArg::Auto,
             skinning: SkinningArg::Auto,
+            shadows: None,
             frames: None,
             screenshot: None,
             size: (1280, 720),
@@ -133,6 +140,7 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
             SkinningArg::Gpu => SkinningChoice::Gpu,
             SkinningArg::Cpu => SkinningChoice::Cpu,
         },
+        shadows: args.shadows,
         frames: args.frames,
         screenshot: args.screenshot.clone(),
         size: args.size,
@@ -184,6 +192,7 @@ fn headless(options: &DemoOptions, why: &str) -> Result<()> {
     let u = &r.update;
     println!("adapter: {}", report.adapter);
     println!("skinning: {}", report.path);
+    println!("shadows: {}", report.shadows);
     println!(
         "frame {} of {}: {} agents, {} visible ({}), {} updated, {} records written, {} draw calls",
         report.frames,

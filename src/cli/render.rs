@@ -5,13 +5,14 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use super::baking::default_bake;
+use crate::app::scene::shadows_choice;
 use crate::app::{check_count, save_png};
 use crate::atomic::check_target;
 use crate::crowd::scene;
 use crate::format::ThrongFile;
 use crate::render::{
     BackendChoice, CrowdRenderer, Gpu, PassFormat, PathLimits, PathReason, PathRequest, SceneDraw,
-    SkinningPath, Stage, Target, choose_path as choose,
+    Shadows, SkinningPath, Stage, Target, choose_path as choose,
 };
 
 /// `--backend` values.
@@ -77,6 +78,11 @@ pub struct Args {
     /// LOD level to draw (0 = full detail).
     #[arg(long, default_value_t = 0)]
     lod: u32,
+    /// Shadows: off, blob (a soft contact shadow under each agent) or map (a sun shadow map
+    /// for near agents, blobs beyond). Default: map on a GPU, blob on a software renderer
+    /// (lavapipe, llvmpipe).
+    #[arg(long, value_name = "off|blob|map")]
+    shadows: Option<Shadows>,
     /// Image size, WIDTHxHEIGHT pixels.
     #[arg(long, default_value = "960x540", value_parser = parse_size)]
     size: (u32, u32),
@@ -193,9 +199,12 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let (gpu, path, why) = open(args.backend.into(), args.skinning, &file)?;
     println!("adapter: {}", gpu.describe());
     println!("skinning: {} ({why})", path.name());
+    let (shadows, why) = shadows_choice(args.shadows, &gpu);
+    println!("shadows: {shadows} ({why})");
     let samples = Target::best_samples(&gpu);
     let format = PassFormat::offscreen(samples);
     let mut renderer = CrowdRenderer::new(&gpu, &file, format)?;
+    renderer.set_shadows(shadows);
     let mut stage = Stage::new(&gpu, &renderer)?;
     let layout = renderer.layout();
     println!(

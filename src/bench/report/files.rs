@@ -33,9 +33,9 @@ fn stats(r: &CaseResult) -> [(&'static str, &Stat); 8] {
 
 /// The CSV text of a report: a header row, then one row per case.
 fn csv(report: &Report) -> String {
-    let mut header: Vec<String> = ["backend", "skinning", "lod", "instances", "frames"]
-        .into_iter()
-        .chain(["drawn", "stepped"])
+    let case = ["backend", "skinning", "lod", "shadows", "instances"];
+    let mut header: Vec<String> = (case.into_iter())
+        .chain(["frames", "drawn", "stepped"])
         .map(String::from)
         .collect();
     for (name, _) in stats(&CaseResult::default()) {
@@ -47,6 +47,9 @@ fn csv(report: &Report) -> String {
             "quality_mean",
             "quality_p99",
             "quality_changed",
+            "shadows_quality_mean",
+            "shadows_quality_p99",
+            "shadows_quality_changed",
             "skipped",
         ]
         .map(String::from),
@@ -58,6 +61,7 @@ fn csv(report: &Report) -> String {
             r.case.backend.clone(),
             r.case.skinning.clone(),
             r.case.lod.clone(),
+            r.case.shadows.clone(),
             r.case.instances.to_string(),
             r.frames.to_string(),
             r.drawn.to_string(),
@@ -67,9 +71,11 @@ fn csv(report: &Report) -> String {
             fields.extend([s.median, s.p95, s.p99].map(|v| v.to_string()));
         }
         fields.push(r.gpu_timing.clone());
-        match r.quality {
-            Some(q) => fields.extend([q.mean, q.p99, q.changed].map(|v| v.to_string())),
-            None => fields.extend([String::new(), String::new(), String::new()]),
+        for quality in [r.quality, r.shadows_quality] {
+            match quality {
+                Some(q) => fields.extend([q.mean, q.p99, q.changed].map(|v| v.to_string())),
+                None => fields.extend([String::new(), String::new(), String::new()]),
+            }
         }
         fields.push(r.skipped.clone().unwrap_or_default());
         let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
@@ -80,10 +86,11 @@ fn csv(report: &Report) -> String {
 }
 
 /// Writes `results.csv`-style CSV: a header row, then one row per case with every field
-/// flattened: the case (backend, skinning, lod, instances), frames, drawn, stepped, each
-/// [`Stat`] as `<name>_median`, `_p95`, `_p99` (milliseconds), `gpu_timing`, `quality_mean`,
-/// `quality_p99`, `quality_changed` (empty when the case has no picture comparison) and
-/// `skipped` (empty when the case ran). Fields holding commas, quotes or line breaks are quoted
+/// flattened: the case (backend, skinning, lod, shadows, instances), frames, drawn, stepped,
+/// each [`Stat`] as `<name>_median`, `_p95`, `_p99` (milliseconds), `gpu_timing`,
+/// `quality_mean`, `quality_p99`, `quality_changed` (against LOD preset `off`, same shadows),
+/// `shadows_quality_mean`, `_p99`, `_changed` (against shadows `off`, same preset; each empty
+/// when the case has no such comparison) and `skipped` (empty when the case ran). Fields holding commas, quotes or line breaks are quoted
 /// (RFC 4180); lines end in `\n`. Written atomically.
 ///
 /// # Errors
@@ -152,8 +159,9 @@ mod tests {
         assert_eq!(records.len(), report.results.len() + 1);
         let header = &records[0];
         assert!(records.iter().all(|r| r.len() == header.len()));
-        // 4 case fields, frames, drawn, stepped, 8 stats × 3, gpu_timing, 3 quality, skipped.
-        assert_eq!(header.len(), 4 + 3 + 8 * 3 + 1 + 3 + 1);
+        // 5 case fields, frames, drawn, stepped, 8 stats × 3, gpu_timing, 2 × 3 quality,
+        // skipped.
+        assert_eq!(header.len(), 5 + 3 + 8 * 3 + 1 + 2 * 3 + 1);
         let column = |name: &str| header.iter().position(|h| h == name).unwrap();
         // The skipped reason holds a comma and quotes: quoted on disk, the same when read back.
         assert!(text.contains("\"no GL adapter, \"\"llvmpipe\"\" missing\""));

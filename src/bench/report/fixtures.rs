@@ -29,6 +29,7 @@ pub(super) fn case(
             backend: backend.to_string(),
             skinning: skinning.to_string(),
             lod: lod.to_string(),
+            shadows: "off".to_string(),
             instances: n,
         },
         frames: 120,
@@ -49,6 +50,7 @@ pub(super) fn case(
         .to_string(),
         frame_ms: stat(frame),
         quality: None,
+        shadows_quality: None,
         skipped: None,
     }
 }
@@ -107,6 +109,7 @@ pub(super) fn sample() -> Report {
             instances: vec![1000, 10_000],
             lods: vec!["off".to_string(), "balanced".to_string()],
             skinning: ["gpu", "live", "static", "cpu"].map(String::from).to_vec(),
+            shadows: vec!["off".to_string()],
             backends: vec!["vulkan".to_string(), "gl".to_string()],
             frames: 120,
             warmup: 30,
@@ -153,6 +156,7 @@ pub(super) fn get<'a>(
             c.case.backend == backend
                 && c.case.skinning == skinning
                 && c.case.lod == lod
+                && c.case.shadows == "off"
                 && c.case.instances == n
         })
         .unwrap()

@@ -3,6 +3,9 @@
 //! `results.json` and two PNG plots (frame time by instance count; LOD presets' speed against
 //! picture quality).
 //!
+//! Cases are compared in pairs that differ in one setting: a LOD preset with preset `off`
+//! under the same shadows, shadows with shadows `off` under the same preset.
+//!
 //! - `table`: the text table and its comparison block ([`table`]);
 //! - `files`: CSV and JSON ([`write_csv`], [`write_json`]);
 //! - `chart`: what both plots are drawn with (axes, markers, colours, legends);
@@ -39,7 +42,8 @@ pub const FRAME_TIME_FILE: &str = "frame_time.png";
 /// The LOD quality plot [`write_all`] writes.
 pub const LOD_QUALITY_FILE: &str = "lod_quality.png";
 
-/// The LOD preset every other preset is compared with.
+/// The LOD preset every other preset is compared with, and the shadows every other kind is
+/// compared with.
 const OFF: &str = "off";
 
 // ---------------------------------------------------------------------------------------------
@@ -84,6 +88,15 @@ fn presets(report: &Report) -> Vec<&str> {
     )
 }
 
+/// Shadows: the settings' order, then any others in run order.
+fn shadow_kinds(report: &Report) -> Vec<&str> {
+    distinct(
+        (report.settings.shadows.iter())
+            .chain(report.results.iter().map(|r| &r.case.shadows))
+            .map(String::as_str),
+    )
+}
+
 /// Instance counts that ran, ascending.
 fn counts(report: &Report) -> Vec<usize> {
     let mut counts = distinct(ran(report).map(|r| r.case.instances));
@@ -97,18 +110,21 @@ fn find<'a>(
     backend: &str,
     skinning: &str,
     lod: &str,
+    shadows: &str,
     instances: usize,
 ) -> Option<&'a CaseResult> {
     ran(report).find(|r| {
         r.case.backend == backend
             && r.case.skinning == skinning
             && r.case.lod == lod
+            && r.case.shadows == shadows
             && r.case.instances == instances
     })
 }
 
-/// Skinning paths `a` and `b` on one backend at one count, under the same LOD preset: `off`
-/// when both ran it, else the first preset both ran.
+/// Skinning paths `a` and `b` on one backend at one count, under the same LOD preset and
+/// shadows: preset `off` without shadows when both ran it, else the first (shadows, preset)
+/// both ran.
 fn pair<'a>(
     report: &'a Report,
     backend: &str,
@@ -116,13 +132,19 @@ fn pair<'a>(
     a: &str,
     b: &str,
 ) -> Option<(&'a CaseResult, &'a CaseResult)> {
-    let both = |lod: &str| {
+    let both = |(shadows, lod): (&str, &str)| {
         Some((
-            find(report, backend, a, lod, instances)?,
-            find(report, backend, b, lod, instances)?,
+            find(report, backend, a, lod, shadows, instances)?,
+            find(report, backend, b, lod, shadows, instances)?,
         ))
     };
-    both(OFF).or_else(|| presets(report).into_iter().find_map(both))
+    let lods = presets(report);
+    both((OFF, OFF)).or_else(|| {
+        shadow_kinds(report)
+            .into_iter()
+            .flat_map(|s| lods.iter().map(move |l| (s, *l)))
+            .find_map(both)
+    })
 }
 
 /// `num / den` when that is a finite number and `den` is positive.

@@ -11,7 +11,9 @@ use super::chart::{
     Area, Axis, Chart, DrawResult, FONT, Key, Labels, PALETTE, SHAPES, Shape, centred_note, chart,
     fonts, layout, legend, legend_width, lighter, marker, skinning_colour,
 };
-use super::{OFF, PLOT_SIZE, count, distinct, find, presets, ran, ratio, skinnings, tick};
+use super::{
+    OFF, PLOT_SIZE, count, distinct, find, presets, ran, ratio, shadow_kinds, skinnings, tick,
+};
 use crate::bench::error::BenchError;
 use crate::bench::results::Report;
 
@@ -58,12 +60,14 @@ struct Series<'a> {
     backend: &'a str,
     skinning: &'a str,
     lod: &'a str,
+    shadows: &'a str,
     /// (instances, median frame ms), by instances.
     points: Vec<(f64, f64)>,
 }
 
 /// Plots median frame time against instance count, one line with markers per (backend,
-/// skinning, LOD preset): colour by skinning path (lighter for later presets), a solid or
+/// skinning, LOD preset, shadows): colour by skinning path (lighter for later presets and
+/// shadows; shadows other than `off` are named in the legend), a solid or
 /// dashed line and marker shape by backend. The instance axis is logarithmic, with a tick at
 /// each measured count; the time axis is logarithmic when the times span more than 20×.
 /// [`PLOT_SIZE`] pixels, written atomically; cases that were skipped or measured no time are
@@ -79,15 +83,18 @@ pub fn plot_frame_time(report: &Report, path: &Path) -> Result<(), BenchError> {
         }
         let point = (r.case.instances as f64, r.frame_ms.median);
         let c = &r.case;
-        match series
-            .iter_mut()
-            .find(|s| s.backend == c.backend && s.skinning == c.skinning && s.lod == c.lod)
-        {
+        match series.iter_mut().find(|s| {
+            s.backend == c.backend
+                && s.skinning == c.skinning
+                && s.lod == c.lod
+                && s.shadows == c.shadows
+        }) {
             Some(s) => s.points.push(point),
             None => series.push(Series {
                 backend: &c.backend,
                 skinning: &c.skinning,
                 lod: &c.lod,
+                shadows: &c.shadows,
                 points: vec![point],
             }),
         }
@@ -99,11 +106,14 @@ pub fn plot_frame_time(report: &Report, path: &Path) -> Result<(), BenchError> {
     let backends = distinct(series.iter().map(|s| s.backend));
     let skinnings = skinnings(report);
     let presets = presets(report);
+    let shadows = shadow_kinds(report);
     let style = |s: &Series| {
         let b = backends.iter().position(|b| *b == s.backend).unwrap_or(0);
         let k = skinnings.iter().position(|k| *k == s.skinning).unwrap_or(0);
         let p = presets.iter().position(|p| *p == s.lod).unwrap_or(0);
-        let shade = 0.55 * p as f64 / presets.len().max(2).saturating_sub(1) as f64;
+        let h = shadows.iter().position(|h| *h == s.shadows).unwrap_or(0);
+        let shades = presets.len() * shadows.len().max(1);
+        let shade = 0.55 * (h * presets.len() + p) as f64 / shades.max(2).saturating_sub(1) as f64;
         let color = lighter(skinning_colour(s.skinning, k), shade);
         (color, b % 2 == 1, SHAPES[b % SHAPES.len()])
     };
@@ -134,7 +144,11 @@ pub fn plot_frame_time(report: &Report, path: &Path) -> Result<(), BenchError> {
         for s in series.iter().filter(|s| s.backend == *backend) {
             let (color, dashed, shape) = style(s);
             keys.push(Key::Entry {
-                label: format!("{} · {}", s.skinning, s.lod),
+                label: if s.shadows == OFF {
+                    format!("{} · {}", s.skinning, s.lod)
+                } else {
+                    format!("{} · {} · shadows {}", s.skinning, s.lod, s.shadows)
+                },
                 color,
                 line: Some(dashed),
                 marker: Some((shape, true, 4)),
@@ -193,13 +207,20 @@ struct QualityPoint<'a> {
 }
 
 /// The points of the LOD quality plot: each case of a preset other than `off` that has a
-/// picture comparison and an `off` case to be timed against.
+/// picture comparison and an `off` case (same shadows) to be timed against.
 fn quality_points(report: &Report) -> Vec<QualityPoint<'_>> {
     let mut points = Vec::new();
     for r in ran(report).filter(|r| r.case.lod != OFF) {
         let c = &r.case;
         let Some(q) = r.quality else { continue };
-        let Some(off) = find(report, &c.backend, &c.skinning, OFF, c.instances) else {
+        let Some(off) = find(
+            report,
+            &c.backend,
+            &c.skinning,
+            OFF,
+            &c.shadows,
+            c.instances,
+        ) else {
             continue;
         };
         let Some(speed) = ratio(r.frame_ms.median, off.frame_ms.median) else {

@@ -1,11 +1,13 @@
 //! The table `throng bench` prints: one row per case (CPU time split into its phases, GPU
 //! and frame time), then a comparison block that turns the cases into the ratios the
 //! project's claims rest on (baked GPU skinning against live evaluation and static meshes, each
-//! LOD preset against `off`).
+//! LOD preset against `off`, each kind of shadows against none).
 
 use std::fmt::Write as _;
 
-use super::{OFF, backends, counts, find, ms, pair, presets, ratio, skinnings, times, width};
+use super::{
+    OFF, backends, counts, find, ms, pair, presets, ratio, shadow_kinds, skinnings, times, width,
+};
 use crate::bench::results::{CaseResult, Quality, Report};
 
 /// How many times less CPU time per frame baked GPU skinning should take than evaluating every
@@ -26,10 +28,11 @@ const fn col(group: &'static str, name: &'static str, right: bool) -> Column {
     Column { group, name, right }
 }
 
-const COLUMNS: [Column; 19] = [
+const COLUMNS: [Column; 23] = [
     col("", "backend", false),
     col("", "skinning", false),
     col("", "lod", false),
+    col("", "shadows", false),
     col("", "instances", true),
     col("", "drawn", true),
     col("CPU ms", "median", true),
@@ -44,12 +47,15 @@ const COLUMNS: [Column; 19] = [
     col("frame ms", "median", true),
     col("frame ms", "p95", true),
     col("frame ms", "p99", true),
-    col("ΔE vs off", "mean", true),
-    col("ΔE vs off", "p99", true),
+    col("ΔE vs LOD off", "mean", true),
+    col("ΔE vs LOD off", "p99", true),
+    col("vs no shadows", "frame", true),
+    col("vs no shadows", "ΔE mean", true),
+    col("vs no shadows", "ΔE p99", true),
 ];
 
 /// Columns before "drawn": a skipped case fills these, then says why.
-const CASE_COLUMNS: usize = 4;
+const CASE_COLUMNS: usize = 5;
 /// Between columns.
 const GAP: &str = "  ";
 
@@ -61,12 +67,22 @@ enum Row {
     Skipped(Vec<String>, String),
 }
 
-fn row(r: &CaseResult, wall_mark: bool) -> Row {
+/// A picture comparison's mean and p99 cells (`-` for none).
+fn quality_cells(q: Option<Quality>) -> [String; 2] {
+    match q {
+        Some(q) => [format!("{:.2}", q.mean), format!("{:.2}", q.p99)],
+        None => ["-".to_string(), "-".to_string()],
+    }
+}
+
+fn row(report: &Report, r: &CaseResult, wall_mark: bool) -> Row {
+    let c = &r.case;
     let case = vec![
-        r.case.backend.clone(),
-        r.case.skinning.clone(),
-        r.case.lod.clone(),
-        r.case.instances.to_string(),
+        c.backend.clone(),
+        c.skinning.clone(),
+        c.lod.clone(),
+        c.shadows.clone(),
+        c.instances.to_string(),
     ];
     if let Some(why) = &r.skipped {
         return Row::Skipped(case, why.clone());
@@ -77,10 +93,16 @@ fn row(r: &CaseResult, wall_mark: bool) -> Row {
         (false, true) => format!("{} ", ms(r.gpu_ms.median)),
         (false, false) => ms(r.gpu_ms.median),
     };
-    let (q_mean, q_p99) = match r.quality {
-        Some(q) => (format!("{:.2}", q.mean), format!("{:.2}", q.p99)),
-        None => ("-".to_string(), "-".to_string()),
+    let [q_mean, q_p99] = quality_cells(r.quality);
+    // The frame time against the same case without shadows.
+    let no_shadows = (c.shadows != OFF)
+        .then(|| find(report, &c.backend, &c.skinning, &c.lod, OFF, c.instances))
+        .flatten();
+    let cost = match no_shadows {
+        Some(off) => times(ratio(r.frame_ms.median, off.frame_ms.median)),
+        None => "-".to_string(),
     };
+    let [s_mean, s_p99] = quality_cells(r.shadows_quality);
     let mut cells = case;
     cells.extend([
         format!("{:.0}", r.drawn),
@@ -98,6 +120,9 @@ fn row(r: &CaseResult, wall_mark: bool) -> Row {
         ms(r.frame_ms.p99),
         q_mean,
         q_p99,
+        cost,
+        s_mean,
+        s_p99,
     ]);
     Row::Ran(cells)
 }
@@ -159,9 +184,84 @@ fn header(report: &Report, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "settings: bake {}; {} frames after {} warm-up; {}×{} px; seed {}; dt {:.4} s",
-        s.bake, s.frames, s.warmup, s.size.0, s.size.1, s.seed, s.dt
+        "settings: bake {}; {} frames after {} warm-up; {}×{} px; seed {}; dt {:.4} s; \
+         shadows {}",
+        s.bake,
+        s.frames,
+        s.warmup,
+        s.size.0,
+        s.size.1,
+        s.seed,
+        s.dt,
+        s.shadows.join(",")
     );
+}
+
+/// The settings a pair was compared under: `LOD <preset>`, and the shadows unless `off`.
+fn under(r: &CaseResult) -> String {
+    if r.case.shadows == OFF {
+        format!("LOD {}", r.case.lod)
+    } else {
+        format!("LOD {}, shadows {}", r.case.lod, r.case.shadows)
+    }
+}
+
+/// A picture comparison in words.
+fn quality_words(q: Option<Quality>) -> String {
+    match q {
+        Some(Quality { mean, p99, changed }) => format!(
+            "ΔE mean {mean:.2}, p99 {p99:.2}, {:.1}% of pixels changed",
+            changed * 100.0
+        ),
+        None => "no picture comparison".to_string(),
+    }
+}
+
+/// Each LOD preset against preset `off` under the same shadows (named unless `off`).
+fn lod_lines(report: &Report, backend: &str, skinning: &str, n: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for shadows in shadow_kinds(report) {
+        let Some(off) = find(report, backend, skinning, OFF, shadows, n) else {
+            continue;
+        };
+        let with = if shadows == OFF {
+            String::new()
+        } else {
+            format!(" [shadows {shadows}]")
+        };
+        for lod in presets(report).into_iter().filter(|p| *p != OFF) {
+            let Some(r) = find(report, backend, skinning, lod, shadows, n) else {
+                continue;
+            };
+            lines.push(format!(
+                "{skinning} {lod} vs off: frame time {}, {}{with}",
+                times(ratio(r.frame_ms.median, off.frame_ms.median)),
+                quality_words(r.quality)
+            ));
+        }
+    }
+    lines
+}
+
+/// Each kind of shadows against none under the same LOD preset (named).
+fn shadows_lines(report: &Report, backend: &str, skinning: &str, n: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for lod in presets(report) {
+        let Some(off) = find(report, backend, skinning, lod, OFF, n) else {
+            continue;
+        };
+        for shadows in shadow_kinds(report).into_iter().filter(|s| *s != OFF) {
+            let Some(r) = find(report, backend, skinning, lod, shadows, n) else {
+                continue;
+            };
+            lines.push(format!(
+                "{skinning} shadows {shadows} vs none: frame time {}, {} [LOD {lod}]",
+                times(ratio(r.frame_ms.median, off.frame_ms.median)),
+                quality_words(r.shadows_quality)
+            ));
+        }
+    }
+    lines
 }
 
 /// The comparison block: the ratios the cases exist for.
@@ -180,39 +280,22 @@ fn comparison(report: &Report, out: &mut String) {
                 };
                 lines.push(format!(
                     "baked gpu vs live: CPU time per frame {} less (target {CPU_TARGET}×{verdict}), \
-                     frame time {} faster [LOD {}]",
+                     frame time {} faster [{}]",
                     times(cpu),
                     times(ratio(live.frame_ms.median, gpu.frame_ms.median)),
-                    gpu.case.lod
+                    under(gpu)
                 ));
             }
             if let Some((gpu, stat)) = pair(report, backend, n, "gpu", "static") {
                 lines.push(format!(
-                    "animation cost: gpu / static frame time = {} [LOD {}]",
+                    "animation cost: gpu / static frame time = {} [{}]",
                     times(ratio(gpu.frame_ms.median, stat.frame_ms.median)),
-                    gpu.case.lod
+                    under(gpu)
                 ));
             }
             for skinning in skinnings(report) {
-                let Some(off) = find(report, backend, skinning, OFF, n) else {
-                    continue;
-                };
-                for lod in presets(report).into_iter().filter(|p| *p != OFF) {
-                    let Some(r) = find(report, backend, skinning, lod, n) else {
-                        continue;
-                    };
-                    let quality = match r.quality {
-                        Some(Quality { mean, p99, changed }) => format!(
-                            "ΔE mean {mean:.2}, p99 {p99:.2}, {:.1}% of pixels changed",
-                            changed * 100.0
-                        ),
-                        None => "no picture comparison".to_string(),
-                    };
-                    lines.push(format!(
-                        "{skinning} {lod} vs off: frame time {}, {quality}",
-                        times(ratio(r.frame_ms.median, off.frame_ms.median))
-                    ));
-                }
+                lines.extend(lod_lines(report, backend, skinning, n));
+                lines.extend(shadows_lines(report, backend, skinning, n));
             }
             if !lines.is_empty() {
                 any = true;
@@ -226,21 +309,24 @@ fn comparison(report: &Report, out: &mut String) {
     if !any {
         let _ = writeln!(
             out,
-            "  nothing to compare (needs gpu with live or static, or a LOD preset with off, \
-             on the same backend and instance count)"
+            "  nothing to compare (needs gpu with live or static, a LOD preset with off, or \
+             shadows with off, on the same backend and instance count)"
         );
     }
 }
 
 /// The table `throng bench` prints: a header block (date, machine, versions, adapters,
 /// settings), one row per case (CPU time with its split by phase, GPU time, frame time, the
-/// picture's ΔE against the `off` preset; `skipped: why` for cases that did not run), and a
-/// comparison block with the ratios the run exists for: baked GPU skinning against live pose
-/// evaluation (CPU time per frame, target 10× less; frame time), animated against static
-/// frame time, and each LOD preset's frame time and picture against `off`.
+/// picture's ΔE against the `off` preset under the same shadows, and with shadows, the frame
+/// time as a ratio of the shadowless case's and the picture's ΔE against it under the same
+/// preset; `skipped: why` for cases that did not run), and a comparison block with the ratios
+/// the run exists for: baked GPU skinning against live pose evaluation (CPU time per frame,
+/// target 10× less; frame time), animated against static frame time, each LOD preset's frame
+/// time and picture against `off`, and each kind of shadows' against none.
 ///
-/// Pairs are compared under one LOD preset: `off` where both cases ran it, else the first
-/// preset both ran (named in the line). Times are medians, in milliseconds.
+/// Skinning paths are compared under one LOD preset and shadows: preset `off` without shadows
+/// where both cases ran it, else the first both ran (the preset named in the line). Times are
+/// medians, in milliseconds.
 pub fn table(report: &Report) -> String {
     let mut out = String::new();
     header(report, &mut out);
@@ -250,7 +336,11 @@ pub fn table(report: &Report) -> String {
         .results
         .iter()
         .any(|r| r.skipped.is_none() && r.gpu_timing == "wall");
-    let rows: Vec<Row> = report.results.iter().map(|r| row(r, wall)).collect();
+    let rows: Vec<Row> = report
+        .results
+        .iter()
+        .map(|r| row(report, r, wall))
+        .collect();
     let mut widths: Vec<usize> = COLUMNS.iter().map(|c| width(c.name)).collect();
     for r in &rows {
         let cells = match r {
@@ -425,6 +515,69 @@ mod tests {
         assert!(rows.iter().skip(1).all(
             |r| r.is_char_boundary(drawn) && r[..drawn].ends_with(|c: char| c.is_ascii_digit())
         ));
+    }
+
+    #[test]
+    fn shadows_are_compared_with_none_and_presets_with_off_under_the_same_shadows() {
+        let mut report = sample();
+        report.settings.shadows = vec!["off".to_string(), "blob".to_string()];
+        let blob = |r: CaseResult| CaseResult {
+            case: crate::bench::results::Case {
+                shadows: "blob".to_string(),
+                ..r.case.clone()
+            },
+            shadows_quality: Some(Quality {
+                mean: 1.5,
+                p99: 9.0,
+                changed: 0.02,
+            }),
+            ..r
+        };
+        // Blob: 5 ms at LOD off (1.25× the 4 ms without), 3.6 ms balanced (1.2× its 3 ms).
+        report.results.extend([
+            blob(case("vulkan", "gpu", "off", 1000, 0.8, 5.0)),
+            blob(with_quality(
+                case("vulkan", "gpu", "balanced", 1000, 0.6, 3.6),
+                0.7,
+                4.0,
+                0.01,
+            )),
+        ]);
+        let t = table(&report);
+        println!("{t}");
+        assert!(t.contains("shadows off,blob\n"), "{t}");
+        let lines = block(&t, "vulkan, 1000 instances:");
+        for want in [
+            "gpu shadows blob vs none: frame time 1.25×, ΔE mean 1.50, p99 9.00, 2.0% of \
+             pixels changed [LOD off]",
+            "gpu shadows blob vs none: frame time 1.20×, ΔE mean 1.50, p99 9.00, 2.0% of \
+             pixels changed [LOD balanced]",
+            // Balanced with blobs against off with blobs: 3.6 / 5.0.
+            "gpu balanced vs off: frame time 0.72×, ΔE mean 0.70, p99 4.00, 1.0% of pixels \
+             changed [shadows blob]",
+        ] {
+            assert!(
+                lines.iter().any(|l| l.trim() == want),
+                "{want:?} not in {lines:#?}"
+            );
+        }
+        // The gpu/live pair stays without shadows.
+        assert!(lines[0].ends_with("[LOD off]"), "{}", lines[0]);
+        // Rows: the shadows column, and the cost against none only with shadows.
+        let row = |shadows: &str, lod: &str| {
+            t.lines()
+                .find(|l| {
+                    let c: Vec<&str> = l.split_whitespace().collect();
+                    c.len() > 5 && c[..5] == ["vulkan", "gpu", lod, shadows, "1000"]
+                })
+                .unwrap_or_else(|| panic!("no row {shadows} {lod} in\n{t}"))
+        };
+        fn last3(r: &str) -> Vec<&str> {
+            r.split_whitespace().rev().take(3).collect()
+        }
+        assert_eq!(last3(row("blob", "off")), ["9.00", "1.50", "1.25×"]);
+        assert_eq!(last3(row("blob", "balanced")), ["9.00", "1.50", "1.20×"]);
+        assert_eq!(last3(row("off", "off")), ["-", "-", "-"]);
     }
 
     #[test]
