@@ -1,6 +1,7 @@
 //! GPU rendering on Vulkan (lavapipe) and GL (llvmpipe through EGL): the shader's skinning
 //! function against the CPU path, numerically; the GPU path on both backends and the CPU
-//! fallback against each other and against committed reference images.
+//! fallback against each other and against committed reference images (with the sun's shadow
+//! map); shadows that darken the ground where they should and nowhere else.
 //!
 //! A missing backend skips with a printed reason, unless `THRONG_REQUIRE_BACKENDS` names it
 //! (CI sets `vulkan,gl`), in which case the test fails.
@@ -17,7 +18,8 @@ use throng::render::cpu_skin::skin_vertex;
 use throng::render::image_diff::compare;
 use throng::render::parity::gpu_skin;
 use throng::render::{
-    BackendChoice, CrowdRenderer, Gpu, PassFormat, SceneDraw, SkinningPath, Stage, Target,
+    BackendChoice, CrowdRenderer, Gpu, Light, PassFormat, SceneDraw, Shadows, SkinningPath, Stage,
+    Target,
 };
 
 /// The default mannequin bake, baked once per test process into a temp folder.
@@ -104,18 +106,29 @@ fn shader_skinning_matches_the_cpu_path_on_gl() {
     parity(BackendChoice::Gl);
 }
 
-/// The test scene: 36 agents, seed 3, 0.25 s in, 320 × 200 pixels, full detail.
+/// The test scene: 36 agents, seed 3, 0.25 s in, 320 × 200 pixels, full detail, the sun's
+/// shadow map.
 fn render_scene(gpu: &Gpu, path: SkinningPath) -> image::RgbaImage {
     render_scene_at(gpu, path, 0.25)
 }
 
 fn render_scene_at(gpu: &Gpu, path: SkinningPath, time: f32) -> image::RgbaImage {
+    render_shadowed(gpu, path, time, Shadows::Map, (320, 200))
+}
+
+fn render_shadowed(
+    gpu: &Gpu,
+    path: SkinningPath,
+    time: f32,
+    shadows: Shadows,
+    (w, h): (u32, u32),
+) -> image::RgbaImage {
     let file = ThrongFile::open(mannequin_bake()).unwrap();
     let samples = Target::best_samples(gpu);
     let format = PassFormat::offscreen(samples);
     let mut renderer = CrowdRenderer::new(gpu, &file, format).unwrap();
+    renderer.set_shadows(shadows);
     let mut stage = Stage::new(gpu, &renderer).unwrap();
-    let (w, h) = (320, 200);
     let target = Target::new(gpu, w, h, samples);
     let agents = scene::agents(&file, 36, 3, time);
     let view_proj = scene::camera(agents.len(), w as f32 / h as f32);
@@ -233,5 +246,96 @@ fn vulkan_gl_and_cpu_skinning_draw_the_same_picture() {
             "only {} colours: is the crowd there?",
             colours.len()
         );
+    }
+}
+
+/// Where world point `p` lands in a `w` × `h` picture seen through `view_proj`.
+fn pixel(view_proj: glam::Mat4, p: glam::Vec3, (w, h): (u32, u32)) -> Option<(u32, u32)> {
+    let c = view_proj.project_point3(p);
+    let x = ((c.x * 0.5 + 0.5) * w as f32) as i64;
+    let y = ((0.5 - c.y * 0.5) * h as f32) as i64;
+    ((0..i64::from(w)).contains(&x) && (0..i64::from(h)).contains(&y))
+        .then_some((x as u32, y as u32))
+}
+
+/// Mean of a pixel's colour channels, 0 to 255 (sRGB-encoded).
+fn brightness(image: &image::RgbaImage, (x, y): (u32, u32)) -> f32 {
+    let p = image.get_pixel(x, y).0;
+    (f32::from(p[0]) + f32::from(p[1]) + f32::from(p[2])) / 3.0
+}
+
+/// The shadow map darkens the ground just beside agents on the side away from the sun, and
+/// leaves the ground on the sunny side as it is; blobs darken the ground at agents' feet. On
+/// each backend, with pictures of the same scene without shadows as the reference.
+#[test]
+fn shadows_darken_the_ground_away_from_the_sun_and_only_there() {
+    let size = (640, 400);
+    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let agents = scene::agents(&file, 36, 3, 0.25);
+    let view_proj = scene::camera(agents.len(), size.0 as f32 / size.1 as f32);
+    let sun = Light::default().direction.normalize();
+    // Along the ground, away from the sun.
+    let away = -glam::Vec3::new(sun.x, 0.0, sun.z).normalize();
+    for choice in [BackendChoice::Vulkan, BackendChoice::Gl] {
+        let Some(gpu) = device(choice) else { continue };
+        let off = render_shadowed(&gpu, SkinningPath::Gpu, 0.25, Shadows::Off, size);
+        let map = render_shadowed(&gpu, SkinningPath::Gpu, 0.25, Shadows::Map, size);
+        let blob = render_shadowed(&gpu, SkinningPath::Gpu, 0.25, Shadows::Blob, size);
+        // Ground beside an agent: a point where the picture without shadows shows ground (its
+        // channels within 8 levels of each other: the grey checker, not a tinted character).
+        let ground = |image: &image::RgbaImage, p: glam::Vec3| {
+            pixel(view_proj, p, size).filter(|&xy| {
+                let c = image.get_pixel(xy.0, xy.1).0;
+                c[..3].iter().max().unwrap() - c[..3].iter().min().unwrap() <= 8
+            })
+        };
+        let (mut shaded, mut sunny, mut blobbed) = (Vec::new(), Vec::new(), Vec::new());
+        for a in &agents {
+            // 0.6 m away from the sun: in the shadow of a 1.8 m figure's legs and body
+            // (its shadow is about 1.3 m long under a sun 53 degrees high).
+            if let Some(xy) = ground(&off, a.position + away * 0.6) {
+                shaded.push(brightness(&map, xy) / brightness(&off, xy));
+            }
+            // 1.2 m towards the sun: open ground, unless another agent's shadow reaches it.
+            if let Some(xy) = ground(&off, a.position - away * 1.2) {
+                sunny.push(brightness(&map, xy) / brightness(&off, xy));
+            }
+            // 0.15 m beside the feet, either side across the sun's direction: under the blob.
+            let across = glam::Vec3::new(-away.z, 0.0, away.x);
+            for side in [-0.15, 0.15] {
+                if let Some(xy) = ground(&off, a.position + across * side) {
+                    blobbed.push(brightness(&blob, xy) / brightness(&off, xy));
+                }
+            }
+        }
+        let median = |v: &mut Vec<f32>| {
+            v.sort_by(f32::total_cmp);
+            v[v.len() / 2]
+        };
+        println!(
+            "{}: {} shaded points, median ratio {:.3}; {} sunny, median {:.3}; {} under blobs, median {:.3}",
+            choice.name(),
+            shaded.len(),
+            median(&mut shaded),
+            sunny.len(),
+            median(&mut sunny),
+            blobbed.len(),
+            median(&mut blobbed)
+        );
+        // Enough points to mean something: most agents' sides are in view.
+        assert!(shaded.len() >= 12 && sunny.len() >= 12 && blobbed.len() >= 12);
+        // In shadow the ground keeps its ambient light and a fifth of the sun's: 0.52 of its
+        // lit value in linear light, 0.76 once sRGB-encoded. Below 0.85 for most points (the
+        // median): some points fall on the shadow's soft edge or between the legs.
+        assert!(median(&mut shaded) < 0.85, "{shaded:?}");
+        // Nearly every shaded point is darker (a point may fall past a crouching or turned
+        // figure's shorter shadow): nine in ten at least.
+        let darker = shaded.iter().filter(|&&r| r < 0.95).count();
+        assert!(darker * 10 >= shaded.len() * 9, "{shaded:?}");
+        // On the sunny side the ground stays as it was for most points (within 2%: rounding).
+        assert!((median(&mut sunny) - 1.0).abs() < 0.02, "{sunny:?}");
+        // Blobs darken by up to half at their centre, less towards the rim: 0.15 m out, the
+        // ground keeps under 90% of its light (about 0.8 measured).
+        assert!(median(&mut blobbed) < 0.9, "{blobbed:?}");
     }
 }
