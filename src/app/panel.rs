@@ -1,13 +1,14 @@
 //! The egui panel: live statistics (frame time and its graph, the CPU split, GPU time,
 //! instances per LOD level, draw calls, backend, adapter, skinning path and why) and the
-//! controls (agents, LOD preset, distances and rates, skinning path, backend restart, pause,
+//! controls (agents, LOD preset, distances and rates, skinning path, shadows, backend restart, pause,
 //! time scale, LOD colours, freezing LOD, vsync).
 
 use egui::{Color32, RichText};
 
-use super::scene::{Graphics, MAX_AGENTS, Scene, SkinningChoice};
+use super::scene::{Graphics, MAX_AGENTS, Scene, SkinningChoice, shadows_choice};
 use crate::crowd::LOD_COLOURS;
 use crate::render::BackendChoice;
+use crate::render::Shadows;
 
 /// What the panel asks the window to do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -119,6 +120,8 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
         graphics.path.name(),
         graphics.path_reason
     ));
+    let (shadows, why) = graphics.shadows(&scene.settings);
+    ui.label(format!("shadows: {shadows} ({why})"));
 }
 
 /// The frame-time graph: the last frames' times, with 16.7 and 33.3 ms lines.
@@ -257,6 +260,15 @@ fn controls(
         ui.radio_value(&mut s.skinning, SkinningChoice::Auto, "auto");
         ui.radio_value(&mut s.skinning, SkinningChoice::Gpu, "GPU");
         ui.radio_value(&mut s.skinning, SkinningChoice::Cpu, "CPU");
+    });
+    // Shadows: `auto` is the device's default, named.
+    ui.horizontal(|ui| {
+        ui.label("shadows");
+        let default = shadows_choice(None, &graphics.gpu).0;
+        ui.radio_value(&mut s.shadows, None, format!("auto ({default})"));
+        for kind in Shadows::ALL {
+            ui.radio_value(&mut s.shadows, Some(kind), kind.name());
+        }
     });
     // The selected button is the setting a restart opens; the one the device was opened with
     // (with what `auto` chose) shows the backend that is running.

@@ -232,17 +232,14 @@ impl CrowdRenderer {
             ..Default::default()
         };
         self.split_shadow_draws(frame);
-        let shadow = if self.shadows == Shadows::Map {
+        let shadow = match self.casters_box(frame) {
             // Casters up to half again the tallest character (scaled agents, raised arms).
-            fit(
-                view_proj,
-                self.light.direction,
-                MAP_REACH,
-                1.5 * self.tallest.max(0.1),
-            )
-            .uniform()
-        } else {
-            unused()
+            Some(casters) if self.shadows == Shadows::Map => {
+                let height = 1.5 * self.tallest.max(0.1);
+                fit(view_proj, self.light.direction, MAP_REACH, height, casters)
+                    .map_or_else(unused, |f| f.uniform())
+            }
+            _ => unused(),
         };
         self.camera
             .write(&gpu.queue, view_proj, &self.light, &shadow);
@@ -272,6 +269,21 @@ impl CrowdRenderer {
                 Shadows::Map => self.blob_draws.push(d.clone()),
             }
         }
+    }
+
+    /// The box (world x and z, min and max) of the agents casting into the shadow map this
+    /// frame (by their records' places), or `None` for none.
+    fn casters_box(&self, frame: &CrowdFrame) -> Option<(glam::Vec2, glam::Vec2)> {
+        let places = self
+            .map_draws
+            .iter()
+            .flat_map(|d| d.slots.clone())
+            .filter_map(|s| frame.records.get(s as usize))
+            .map(|r| glam::Vec2::new(r.place[0], r.place[2]));
+        places.fold(None, |b, p| match b {
+            None => Some((p, p)),
+            Some((lo, hi)) => Some((lo.min(p), hi.max(p))),
+        })
     }
 
     /// The layouts of the camera (group 1) and of the shadow map (group 3), for helpers that

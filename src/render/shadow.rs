@@ -11,7 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Mat4, Vec2, Vec3, Vec3Swizzles as _, Vec4};
 use wgpu::util::DeviceExt as _;
 
 use super::pipelines::{Layouts, SHADOW_FORMAT, ShadowUniform};
@@ -106,55 +106,77 @@ pub(super) struct Fit {
     pub depth: f32,
 }
 
-/// Fits the shadow map to the ground the camera (`view_proj`, wgpu clip space) sees within
-/// `reach` metres, and what stands on it up to `height` metres, seen from the sun (`towards`,
-/// the direction towards it). The map's texels are snapped to a grid fixed in the sun's view,
-/// so that its edges do not crawl as the camera moves.
-pub(super) fn fit(view_proj: Mat4, towards: Vec3, reach: f32, height: f32) -> Fit {
+/// Fits the shadow map to its casters: the ground the camera (`view_proj`, wgpu clip space)
+/// sees within `reach` metres, narrowed to the box `casters` (world x and z, min and max) the
+/// casting agents stand in, and what stands there up to `height` metres, seen from the sun
+/// (`towards`, the direction towards it). Their shadows fall inside: in the sun's view a
+/// shadow lies behind its caster. The map's texels are snapped to a grid fixed in the sun's
+/// view, so that its edges do not crawl as the camera moves. `None` when the casters are out
+/// of that ground.
+pub(super) fn fit(
+    view_proj: Mat4,
+    towards: Vec3,
+    reach: f32,
+    height: f32,
+    casters: (Vec2, Vec2),
+) -> Option<Fit> {
     let inverse = view_proj.inverse();
     let unproject = |x: f32, y: f32, z: f32| {
         let p = inverse * Vec4::new(x, y, z, 1.0);
         p.truncate() / p.w
     };
-    let sun = towards.try_normalize().unwrap_or(Vec3::Y);
-    let up = if sun.y.abs() > 0.99 { Vec3::Z } else { Vec3::Y };
-    let view = glam::camera::rh::view::look_to_mat4(Vec3::ZERO, -sun, up);
-    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    // The ground the camera sees: where its rays meet y = 0, or their reach.
+    let (mut seen_lo, mut seen_hi) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
     let steps = [-1.0, -0.5, 0.0, 0.5, 1.0];
     for &x in &steps {
         for &y in &steps {
             let near = unproject(x, y, 0.0);
             let far = unproject(x, y, 1.0);
             let dir = (far - near).normalize_or_zero();
-            // Along the ray to the ground, the far plane or the reach, whichever comes first.
             let mut t = (far - near).length().min(reach);
             if dir.y < -1e-4 {
                 t = t.min(-near.y / dir.y);
             }
-            let ground = near + dir * t.max(0.0);
-            for p in [near, ground, Vec3::new(ground.x, 0.0, ground.z)] {
-                for lift in [0.0, height] {
-                    let q = view.transform_point3(p + Vec3::Y * lift);
-                    lo = lo.min(q);
-                    hi = hi.max(q);
-                }
+            for p in [near, near + dir * t.max(0.0)] {
+                seen_lo = seen_lo.min(p.xz());
+                seen_hi = seen_hi.max(p.xz());
             }
         }
     }
-    let side = (hi.x - lo.x).max(hi.y - lo.y).max(1e-3);
+    // A character's width of room around the casters' feet.
+    let room = Vec2::splat(0.5 * height);
+    let lo = seen_lo.max(casters.0 - room);
+    let hi = seen_hi.min(casters.1 + room);
+    if lo.x > hi.x || lo.y > hi.y {
+        return None;
+    }
+    let sun = towards.try_normalize().unwrap_or(Vec3::Y);
+    let up = if sun.y.abs() > 0.99 { Vec3::Z } else { Vec3::Y };
+    let view = glam::camera::rh::view::look_to_mat4(Vec3::ZERO, -sun, up);
+    let (mut a, mut b) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for x in [lo.x, hi.x] {
+        for z in [lo.y, hi.y] {
+            for y in [0.0, height] {
+                let q = view.transform_point3(Vec3::new(x, y, z));
+                a = a.min(q);
+                b = b.max(q);
+            }
+        }
+    }
+    let side = (b.x - a.x).max(b.y - a.y).max(1e-3);
     let texel = side / MAP_SIZE as f32;
     let snap = |v: f32| (v / texel).floor() * texel;
-    let (x0, y0) = (snap(lo.x), snap(lo.y));
+    let (x0, y0) = (snap(a.x), snap(a.y));
     let (x1, y1) = (x0 + side + texel, y0 + side + texel);
-    // Right-handed view: the sun looks down -z; depth runs from the nearest point (hi.z) to
-    // the farthest (lo.z), with room towards the sun for casters above what the camera sees.
-    let (near, far) = (-hi.z - height, -lo.z + 1.0);
+    // Right-handed view: the sun looks down -z. Depth runs from the nearest point (b.z) to
+    // the farthest (a.z), and on to where the tallest caster's shadow reaches the ground.
+    let (near, far) = (-b.z - 1.0, -a.z + height / sun.y.max(0.2) + 1.0);
     let proj = glam::camera::rh::proj::directx::orthographic(x0, x1, y0, y1, near, far);
-    Fit {
+    Some(Fit {
         view_proj: proj * view,
         texel: (x1 - x0) / MAP_SIZE as f32,
         depth: far - near,
-    }
+    })
 }
 
 impl Fit {
@@ -293,7 +315,8 @@ mod tests {
     #[test]
     fn the_fit_holds_what_the_camera_sees_near_the_ground() {
         let sun = Vec3::new(0.4, 0.8, 0.45);
-        let f = fit(camera(), sun, MAP_REACH, 2.0);
+        let everywhere = (Vec2::splat(-1e6), Vec2::splat(1e6));
+        let f = fit(camera(), sun, MAP_REACH, 2.0, everywhere).unwrap();
         // The ground the camera looks at, and a character's head there, are inside the map.
         for p in [
             Vec3::ZERO,
@@ -313,12 +336,52 @@ mod tests {
     }
 
     #[test]
+    fn the_fit_narrows_to_its_casters_and_is_none_without_them() {
+        let sun = Vec3::new(0.4, 0.8, 0.45);
+        let wide = fit(
+            camera(),
+            sun,
+            MAP_REACH,
+            2.0,
+            (Vec2::splat(-1e6), Vec2::splat(1e6)),
+        );
+        let few = fit(
+            camera(),
+            sun,
+            MAP_REACH,
+            2.0,
+            (Vec2::new(-2.0, -2.0), Vec2::new(2.0, 2.0)),
+        );
+        let (wide, few) = (wide.unwrap(), few.unwrap());
+        assert!(few.texel < 0.5 * wide.texel, "{} {}", few.texel, wide.texel);
+        // A caster's head there and its shadow's tip on the ground are in the map.
+        let tip = Vec3::new(2.0, 1.8, 2.0) - sun.normalize() * (1.8 / sun.normalize().y);
+        for p in [Vec3::new(2.0, 1.8, 2.0), tip] {
+            let c = few.view_proj.project_point3(p);
+            assert!(
+                c.x.abs() <= 1.0 && c.y.abs() <= 1.0 && (0.0..=1.0).contains(&c.z),
+                "{p} -> {c}"
+            );
+        }
+        // Casters far behind the camera: nothing to shadow.
+        let behind = (Vec2::new(-5.0, 400.0), Vec2::new(5.0, 410.0));
+        assert!(fit(camera(), sun, MAP_REACH, 2.0, behind).is_none());
+    }
+
+    #[test]
     fn the_fit_stays_within_its_reach_above_the_horizon() {
         // Looking at the horizon: the far plane is 500 m away, the map reaches 150 m.
         let view =
             glam::camera::rh::view::look_to_mat4(Vec3::new(0.0, 2.0, 0.0), -Vec3::Z, Vec3::Y);
         let vp = glam::camera::rh::proj::directx::perspective(0.8, 1.0, 0.1, 500.0) * view;
-        let f = fit(vp, Vec3::Y, MAP_REACH, 2.0);
+        let f = fit(
+            vp,
+            Vec3::Y,
+            MAP_REACH,
+            2.0,
+            (Vec2::splat(-1e6), Vec2::splat(1e6)),
+        )
+        .unwrap();
         // Seen from straight above, the map spans at most the reach's cone: under 2 × 150 m.
         assert!(
             f.texel * MAP_SIZE as f32 <= 2.0 * MAP_REACH + 1.0,
