@@ -313,7 +313,7 @@ impl CrowdRenderer {
 
     /// Renders the shadow map of the frame (with [`Shadows::Map`]; nothing otherwise) in a
     /// depth-only pass of its own on `encoder`: the agents at LOD levels below
-    /// [`MAP_LEVELS`](super::MAP_LEVELS), seen from the sun. Call it after
+    /// [`MAP_LEVELS`], seen from the sun. Call it after
     /// [`prepare`](Self::prepare) and before the pass [`draw`](Self::draw) records into (same
     /// encoder or an earlier one). Returns the number of draws.
     pub fn encode_shadows(
