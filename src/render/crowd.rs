@@ -14,6 +14,7 @@ use super::device::{Gpu, TexelLayout};
 use super::error::RenderError;
 use super::live::LiveTexels;
 use super::meshes::Meshes;
+use super::motion::Motion;
 use super::pass::{Light, PassFormat};
 use super::path::SkinningPath;
 use super::pipelines::{Camera, Layouts, Pipelines};
@@ -57,6 +58,8 @@ pub struct CrowdRenderer {
     blob_draws: Vec<DrawRange>,
     /// The live path's matrices (made on first use, grown as needed).
     live: Option<LiveTexels>,
+    /// The previous frame's camera and records, for motion vectors.
+    motion: Motion,
 }
 
 /// How a renderer is built.
@@ -134,6 +137,7 @@ impl CrowdRenderer {
             light: Light::default(),
             shadows: Shadows::default(),
             live: None,
+            motion: Motion::default(),
         })
     }
 
@@ -202,19 +206,24 @@ impl CrowdRenderer {
         self.meshes.levels
     }
 
-    /// Forgets what earlier frames uploaded to the CPU path's cache, so that the next
-    /// [`prepare`](Self::prepare) on that path skins every visible agent. Needed when a
-    /// frame's slots stop meaning the agents they meant (a new crowd, or records made for one
-    /// picture); frames of one [`Crowd`](crate::crowd::Crowd) never need it.
+    /// Forgets earlier frames: what they uploaded to the CPU path's cache, so that the next
+    /// [`prepare`](Self::prepare) on that path skins every visible agent, and what they drew,
+    /// so that the next frame shows no motion (with a velocity attachment). Needed when a
+    /// frame's slots or agents stop meaning what they meant (a new crowd, or records made for
+    /// one picture) or the camera jumps; frames of one [`Crowd`](crate::crowd::Crowd) never
+    /// need it.
     pub fn invalidate(&mut self) {
         self.cpu.invalidate();
+        self.motion.forget();
     }
 
     /// Prepares a frame on the queue, before the encoder holding its pass is submitted:
-    /// writes the camera (`view_proj`: world, metres, to wgpu clip space) and the light, the frame's changed instance records and, on the
-    /// CPU path, skins the agents whose record changed (all visible ones after a frame on
-    /// another path) and writes their vertices. Returns the statistics so far (instances, CPU
-    /// skinning, uploads; draws and times are the caller's to fill in).
+    /// writes the camera (`view_proj`: world, metres, to wgpu clip space) and the light, the
+    /// frame's changed instance records (and, with a velocity attachment, the previous
+    /// frame's records of the slots that need them) and, on the CPU path, skins the agents
+    /// whose record changed (all visible ones after a frame on another path) and writes their
+    /// vertices. Returns the statistics so far (instances, CPU skinning, uploads; draws and
+    /// times are the caller's to fill in).
     ///
     /// # Errors
     /// [`RenderError::Unsupported`] when the CPU path cannot hold that many agents;
@@ -241,12 +250,16 @@ impl CrowdRenderer {
             }
             _ => unused(),
         };
+        let cameras = self.motion.cameras(view_proj);
         self.camera
-            .write(&gpu.queue, view_proj, &self.light, &shadow);
+            .write(&gpu.queue, cameras, &self.format, &self.light, &shadow);
         let start = std::time::Instant::now();
         let written = write_records(gpu, &mut self.instances, frame.records, frame.dirty)?;
         stats.records_written = written.records;
         stats.uploaded_bytes += written.bytes;
+        if self.format.velocity {
+            stats.uploaded_bytes += self.motion.write(gpu, frame)?;
+        }
         stats.upload_seconds += start.elapsed().as_secs_f64();
         if path.skins_on_cpu() {
             self.cpu.skin(gpu, file, &self.meshes, frame, &mut stats)?;
@@ -370,6 +383,9 @@ impl CrowdRenderer {
             return 0;
         };
         self.bind_lighting(pass);
+        if let (true, Some(previous)) = (self.format.velocity, &self.motion.buffer) {
+            pass.set_vertex_buffer(2, previous.slice(..));
+        }
         let mut draws = 0;
         if !self.blob_draws.is_empty() {
             // Blobs first: the characters standing on them are drawn over them.

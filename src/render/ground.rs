@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use wgpu::util::DeviceExt as _;
 
 use super::crowd::CrowdRenderer;
-use super::pipelines::{GROUND_WGSL, LIGHTING_WGSL, Stages, pipeline};
+use super::pipelines::{GROUND_WGSL, LIGHTING_WGSL, Stages, entry, pipeline};
 
 /// Half the side of the ground square, metres: well past the plazas of the crowds the demo,
 /// the bench and the test scenes show, so that its edge is seldom in view. The reference
@@ -26,8 +26,9 @@ pub struct Ground {
 }
 
 impl Ground {
-    /// Builds the pipeline for passes of `renderer`'s format, lit by its camera, light and
-    /// shadows, and uploads the square. Validation errors surface in the caller's error scope
+    /// Builds the pipeline for passes of `renderer`'s format (writing the camera's motion
+    /// where it has a velocity attachment), lit by its camera, light and shadows, and uploads
+    /// the square. Validation errors surface in the caller's error scope
     /// (wgpu's uncaptured-error handler if it has none).
     pub fn new(device: &wgpu::Device, renderer: &CrowdRenderer) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -41,15 +42,16 @@ impl Ground {
             immediate_size: 0,
         });
         let attributes = wgpu::vertex_attr_array![0 => Float32x2];
+        let format = renderer.pass_format();
         let pipeline = pipeline(
-            &renderer.pass_format(),
+            &format,
             device,
             "ground",
             &layout,
             &Stages {
                 module: &module,
-                vertex: "vs_ground",
-                fragment: "fs_ground",
+                vertex: entry(&format, "vs_ground", "vs_ground_motion"),
+                fragment: entry(&format, "fs_ground", "fs_ground_motion"),
             },
             &[Some(wgpu::VertexBufferLayout {
                 array_stride: GROUND_VERTEX_BYTES,

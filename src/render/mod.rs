@@ -9,7 +9,9 @@
 //!   format, lit by a `pass::Light`; built from `pipelines` (shaders, layouts,
 //!   pipelines, the camera and light uniform), `upload` (texels and instance records),
 //!   `meshes` (mesh parts and materials per character and LOD), `cpu_path` (the
-//!   CPU-skinning fallback's cache and draws) and `live` (matrices the CPU evaluated);
+//!   CPU-skinning fallback's cache and draws), `live` (matrices the CPU evaluated),
+//!   `shadow` (the sun's shadow map and blob shadows) and `motion` (the previous frame, for
+//!   motion vectors);
 //! - helpers outside the renderer, for throng's own pictures and for embedders who want
 //!   them: `stage` (the pass of the demo, `render` and `bench`: sky, `ground`, `timer` for
 //!   the pass's GPU time, submitting, test scenes), `target` (offscreen targets, a window's
@@ -30,6 +32,7 @@ mod ground;
 pub mod image_diff;
 mod live;
 mod meshes;
+mod motion;
 pub mod parity;
 mod pass;
 pub mod path;
@@ -47,11 +50,11 @@ pub use crowd::{CrowdFrame, CrowdRenderer, FrameStats, RendererOptions};
 pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;
 pub use ground::{GROUND_HALF_SIZE, Ground};
-pub use pass::{Light, PassFormat};
+pub use pass::{Fog, Light, PassFormat, VELOCITY_FORMAT};
 pub use path::{
     PathChoice, PathLimits, PathReason, PathRequest, PathUnavailable, SkinningPath, UnknownPath,
     choose_path, gpu_path_unavailable,
 };
 pub use shadow::{MAP_LEVELS, Shadows, UnknownShadows};
 pub use stage::{SKY, SceneDraw, Stage};
-pub use target::{FrameViews, SurfaceTarget, TARGET_FORMAT, Target};
+pub use target::{FrameViews, SurfaceTarget, TARGET_FORMAT, Target, Velocity};

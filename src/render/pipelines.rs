@@ -31,9 +31,11 @@ pub(super) const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct CameraUniform {
     view_proj: [f32; 16],
-    light: [f32; 4],
     shadow_view_proj: [f32; 16],
+    previous_view_proj: [f32; 16],
     shadow: [f32; 4],
+    eye: [f32; 4],
+    light: [[f32; 4]; 4],
 }
 
 /// What the shaders need of the sun's shadow map this frame.
@@ -66,6 +68,18 @@ pub(super) const SKINNED_VERTEX_ATTRIBUTES: u32 =
 /// An instance record.
 const fn instance_attrs() -> [wgpu::VertexAttribute; 4] {
     wgpu::vertex_attr_array![5 => Float32x4, 6 => Float32x4, 7 => Uint32x4, 8 => Unorm8x4]
+}
+
+/// The previous frame's instance record, for motion (`Previous` in shaders/crowd.wgsl): all
+/// but the tint.
+const fn previous_attrs() -> [wgpu::VertexAttribute; 3] {
+    wgpu::vertex_attr_array![9 => Float32x4, 10 => Float32x4, 11 => Uint32x4]
+}
+
+/// The entry point of a shader for a pass of `format`: `plain`, or `motion` where the pass
+/// has a velocity attachment.
+pub(super) fn entry<'a>(format: &PassFormat, plain: &'a str, motion: &'a str) -> &'a str {
+    if format.velocity { motion } else { plain }
 }
 
 /// A per-vertex buffer of `size`-byte vertices.
@@ -213,20 +227,28 @@ impl Camera {
         Self { buffer, group }
     }
 
-    /// Writes the camera's view-projection, the light and the shadow map's use.
+    /// Writes the camera's view-projection (and the previous frame's, for motion), the light
+    /// and the shadow map's use, for a pass of `format` (its depth test tells where the far
+    /// plane is).
     pub fn write(
         &self,
         queue: &wgpu::Queue,
-        view_proj: glam::Mat4,
+        [view_proj, previous_view_proj]: [glam::Mat4; 2],
+        format: &PassFormat,
         light: &Light,
         shadow: &ShadowUniform,
     ) {
+        let eye = eye_of(view_proj);
+        let reversed = format.depth_compare == wgpu::CompareFunction::Greater;
+        let far = far_point(view_proj, reversed).map(|p| p.distance(eye));
         queue.write_buffer(
             &self.buffer,
             0,
             bytemuck::bytes_of(&CameraUniform {
                 view_proj: view_proj.to_cols_array(),
-                light: light.uniform(),
+                previous_view_proj: previous_view_proj.to_cols_array(),
+                eye: eye.extend(1.0).to_array(),
+                light: light.uniform(far),
                 shadow_view_proj: shadow.view_proj.to_cols_array(),
                 shadow: [
                     f32::from(u8::from(shadow.enabled)),
@@ -237,6 +259,28 @@ impl Camera {
             }),
         );
     }
+}
+
+/// Where the camera of `view_proj` (world to clip space) is, world space, for distance fog:
+/// the point every perspective ray starts from, or for an orthographic projection (whose
+/// rays start nowhere) the middle of its near plane.
+pub(super) fn eye_of(view_proj: glam::Mat4) -> glam::Vec3 {
+    let inverse = view_proj.inverse();
+    // The eye projects to (0, 0, z, 0): its homogeneous point is the inverse's z column.
+    let eye = inverse.z_axis;
+    if eye.w.abs() > 1e-6 * eye.truncate().length().max(1e-30) {
+        eye.truncate() / eye.w
+    } else {
+        inverse.project_point3(glam::Vec3::ZERO)
+    }
+}
+
+/// The middle of the far plane of `view_proj` (clip depth 1, or 0 when `reversed`), world
+/// space, or `None` where it is infinitely far.
+pub(super) fn far_point(view_proj: glam::Mat4, reversed: bool) -> Option<glam::Vec3> {
+    let depth = if reversed { 0.0 } else { 1.0 };
+    let p = view_proj.inverse() * glam::Vec4::new(0.0, 0.0, depth, 1.0);
+    (p.w.abs() > 1e-9 * p.truncate().length()).then(|| p.truncate() / p.w)
 }
 
 /// A shader module with the entry points of one pipeline.
@@ -284,7 +328,7 @@ pub(super) fn pipeline(
             module: stages.module,
             entry_point: Some(stages.fragment),
             compilation_options: Default::default(),
-            targets: &[Some(format.color.into())],
+            targets: &format.targets(format.color.into(), true),
         }),
         multiview_mask: None,
         cache: None,
@@ -367,23 +411,26 @@ fn blob_pipeline(
             module,
             entry_point: Some("fs_blob"),
             compilation_options: Default::default(),
-            targets: &[Some(wgpu::ColorTargetState {
-                format: format.color,
-                // Colour × (1 − alpha): the blob darkens; the target's alpha stays.
-                blend: Some(wgpu::BlendState {
-                    color: wgpu::BlendComponent {
-                        src_factor: wgpu::BlendFactor::Zero,
-                        dst_factor: wgpu::BlendFactor::OneMinusSrcAlpha,
-                        operation: wgpu::BlendOperation::Add,
-                    },
-                    alpha: wgpu::BlendComponent {
-                        src_factor: wgpu::BlendFactor::Zero,
-                        dst_factor: wgpu::BlendFactor::One,
-                        operation: wgpu::BlendOperation::Add,
-                    },
-                }),
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
+            targets: &format.targets(
+                wgpu::ColorTargetState {
+                    format: format.color,
+                    // Colour × (1 − alpha): the blob darkens; the target's alpha stays.
+                    blend: Some(wgpu::BlendState {
+                        color: wgpu::BlendComponent {
+                            src_factor: wgpu::BlendFactor::Zero,
+                            dst_factor: wgpu::BlendFactor::OneMinusSrcAlpha,
+                            operation: wgpu::BlendOperation::Add,
+                        },
+                        alpha: wgpu::BlendComponent {
+                            src_factor: wgpu::BlendFactor::Zero,
+                            dst_factor: wgpu::BlendFactor::One,
+                            operation: wgpu::BlendOperation::Add,
+                        },
+                    }),
+                    write_mask: wgpu::ColorWrites::ALL,
+                },
+                false,
+            ),
         }),
         multiview_mask: None,
         cache: None,
@@ -439,10 +486,24 @@ impl Pipelines {
             step_mode: wgpu::VertexStepMode::Instance,
             attributes: &ia,
         };
+        let pa_motion = previous_attrs();
+        let previous = wgpu::VertexBufferLayout {
+            attributes: &pa_motion,
+            ..instances.clone()
+        };
+        // The character pipelines read the previous records as a third buffer where the pass
+        // has a velocity attachment.
+        let records = [Some(instances.clone()), format.velocity.then_some(previous)];
+        let records = &records[..1 + usize::from(format.velocity)];
         let stages = |vertex| Stages {
             module: &module,
             vertex,
-            fragment: "fs_lit",
+            fragment: entry(format, "fs_lit", "fs_lit_motion"),
+        };
+        let with = |vertex| {
+            std::iter::once(vertex)
+                .chain(records.iter().cloned())
+                .collect::<Vec<_>>()
         };
         let baked = std::mem::size_of::<VertexRecord>();
         let cpu = std::mem::size_of::<SkinnedVertex>();
@@ -462,24 +523,24 @@ impl Pipelines {
                 device,
                 "skinned",
                 &skinned_layout,
-                &stages("vs_skinned"),
-                &[vertices(baked, &va), Some(instances.clone())],
+                &stages(entry(format, "vs_skinned", "vs_skinned_motion")),
+                &with(vertices(baked, &va)),
             ),
             unskinned_bind: pipeline(
                 format,
                 device,
                 "static",
                 &unskinned_layout,
-                &stages("vs_unskinned"),
-                &[vertices(baked, &pa), Some(instances.clone())],
+                &stages(entry(format, "vs_unskinned", "vs_unskinned_motion")),
+                &with(vertices(baked, &pa)),
             ),
             unskinned_world: pipeline(
                 format,
                 device,
                 "cpu skinned",
                 &unskinned_layout,
-                &stages("vs_unskinned"),
-                &[vertices(cpu, &pa), Some(instances.clone())],
+                &stages(entry(format, "vs_unskinned", "vs_unskinned_motion")),
+                &with(vertices(cpu, &pa)),
             ),
             shadow_skinned: shadow(
                 "skinned shadow",
@@ -504,5 +565,42 @@ impl Pipelines {
             ),
             blob: blob_pipeline(device, format, &unskinned_shadow_layout, &module, instances),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Mat4, Vec3};
+
+    fn view() -> Mat4 {
+        glam::camera::rh::view::look_at_mat4(Vec3::new(3.0, 4.0, 12.0), Vec3::ZERO, Vec3::Y)
+    }
+
+    #[test]
+    fn the_eye_and_far_plane_come_back_out_of_a_perspective() {
+        let proj = glam::camera::rh::proj::directx::perspective(0.8, 1.5, 0.1, 250.0);
+        let vp = proj * view();
+        let eye = eye_of(vp);
+        // f32 inverse of a matrix with entries up to ~1e3: a few micrometres.
+        assert!(eye.distance(Vec3::new(3.0, 4.0, 12.0)) < 1e-3, "{eye}");
+        let far = far_point(vp, false).unwrap().distance(eye);
+        // 250 m to 0.1%: the far plane's depth is where f32 depth is least exact.
+        assert!((far - 250.0).abs() < 0.25, "{far}");
+    }
+
+    #[test]
+    fn an_orthographic_eye_is_its_near_plane_and_infinite_reversed_z_has_no_far_plane() {
+        let ortho = glam::camera::rh::proj::directx::orthographic(-5.0, 5.0, -5.0, 5.0, 1.0, 50.0);
+        let vp = ortho * view();
+        let eye = eye_of(vp);
+        let to_target = (Vec3::ZERO - Vec3::new(3.0, 4.0, 12.0)).normalize();
+        // One metre in front of the camera, on its axis.
+        assert!(
+            eye.distance(Vec3::new(3.0, 4.0, 12.0) + to_target) < 1e-3,
+            "{eye}"
+        );
+        let infinite = glam::camera::rh::proj::directx::perspective_infinite_reverse(0.8, 1.5, 0.1);
+        assert!(far_point(infinite * view(), true).is_none());
     }
 }

@@ -70,9 +70,10 @@ impl Stage {
         })
     }
 
-    /// Encodes the stage's pass into `encoder`: cleared to the [`SKY`], the ground (lit and
-    /// shadowed by `renderer`), then whatever `draw` records (the crowd), with timestamps
-    /// around it. Returns what `draw` returns.
+    /// Encodes the stage's pass into `encoder`: cleared to the [`SKY`] (and no motion, with a
+    /// velocity attachment: `views` must have one exactly when `renderer`'s pass format
+    /// does), the ground (lit and shadowed by `renderer`), then whatever `draw` records (the
+    /// crowd), with timestamps around it. Returns what `draw` returns.
     pub fn encode<R>(
         &self,
         encoder: &mut wgpu::CommandEncoder,
@@ -80,18 +81,34 @@ impl Stage {
         renderer: &CrowdRenderer,
         draw: impl FnOnce(&mut wgpu::RenderPass) -> R,
     ) -> R {
+        // The velocity attachment, where there is one, follows the colour (no hole).
+        let attachments = [
+            Some(wgpu::RenderPassColorAttachment {
+                view: views.color,
+                depth_slice: None,
+                resolve_target: views.resolve,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(SKY),
+                    store: wgpu::StoreOp::Store,
+                },
+            }),
+            // The sky does not move.
+            views
+                .velocity
+                .map(|(view, resolve_target)| wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                        store: wgpu::StoreOp::Store,
+                    },
+                }),
+        ];
         let drawn = {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("crowd"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: views.color,
-                    depth_slice: None,
-                    resolve_target: views.resolve,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(SKY),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
+                color_attachments: &attachments[..1 + usize::from(views.velocity.is_some())],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: views.depth,
                     depth_ops: Some(wgpu::Operations {

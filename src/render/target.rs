@@ -1,8 +1,9 @@
-//! Where frames are drawn: offscreen targets (with readback to an image) and the extra
-//! buffers a window's surface needs (multisampled colour, depth).
+//! Where frames are drawn: offscreen targets (with readback to an image, and of motion) and
+//! the extra buffers a window's surface needs (multisampled colour, depth, velocity).
 
 use super::device::Gpu;
 use super::error::RenderError;
+use super::pass::VELOCITY_FORMAT;
 
 /// The offscreen image a frame is drawn into, and its readback.
 pub struct Target {
@@ -15,6 +16,84 @@ pub struct Target {
     color_view: wgpu::TextureView,
     resolve_view: Option<wgpu::TextureView>,
     depth_view: wgpu::TextureView,
+    velocity: Option<Velocity>,
+}
+
+/// A velocity attachment ([`VELOCITY_FORMAT`]) and, when multisampled, the texture it
+/// resolves to.
+pub struct Velocity {
+    /// The attachment, with the pass's samples.
+    pub attachment: wgpu::TextureView,
+    /// The single-sampled texture holding the motion after the pass (the attachment itself
+    /// when single-sampled); it can be copied and bound for sampling.
+    pub texture: wgpu::Texture,
+    /// A view of `texture` (the resolve target when multisampled).
+    pub view: wgpu::TextureView,
+    samples: u32,
+}
+
+impl Velocity {
+    /// A velocity attachment of `width` × `height` pixels, `samples` samples per pixel.
+    pub fn new(gpu: &Gpu, width: u32, height: u32, samples: u32) -> Self {
+        let make = |label, samples, usage| {
+            gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size: wgpu::Extent3d {
+                    width: width.max(1),
+                    height: height.max(1),
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: samples,
+                dimension: wgpu::TextureDimension::D2,
+                format: VELOCITY_FORMAT,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let out = wgpu::TextureUsages::RENDER_ATTACHMENT
+            | wgpu::TextureUsages::COPY_SRC
+            | wgpu::TextureUsages::TEXTURE_BINDING;
+        let texture = make("velocity", 1, out);
+        let view = texture.create_view(&Default::default());
+        let attachment = if samples > 1 {
+            make(
+                "msaa velocity",
+                samples,
+                wgpu::TextureUsages::RENDER_ATTACHMENT,
+            )
+            .create_view(&Default::default())
+        } else {
+            view.clone()
+        };
+        Self {
+            attachment,
+            texture,
+            view,
+            samples,
+        }
+    }
+
+    /// The views a pass writes motion into: the attachment and where it resolves to.
+    pub fn views(&self) -> (&wgpu::TextureView, Option<&wgpu::TextureView>) {
+        (&self.attachment, (self.samples > 1).then_some(&self.view))
+    }
+
+    /// Reads the motion back: per pixel, rows top first, the screen delta in units of the
+    /// target's size (see [`VELOCITY_FORMAT`]).
+    ///
+    /// # Errors
+    /// [`RenderError::Gpu`] when mapping fails.
+    pub fn read(&self, gpu: &Gpu) -> Result<Vec<[f32; 2]>, RenderError> {
+        let bytes = read_pixels(gpu, &self.texture, 4)?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|p| {
+                let half = |i: usize| half::f16::from_le_bytes([p[i], p[i + 1]]).to_f32();
+                [half(0), half(2)]
+            })
+            .collect())
+    }
 }
 
 /// The colour format of offscreen targets.
@@ -69,7 +148,22 @@ impl Target {
             depth_view: depth.create_view(&Default::default()),
             color,
             resolve,
+            velocity: None,
         }
+    }
+
+    /// [`Target::new`] with a velocity attachment, for a renderer whose
+    /// [`PassFormat::velocity`](super::PassFormat::velocity) is set.
+    pub fn with_velocity(gpu: &Gpu, width: u32, height: u32, samples: u32) -> Self {
+        Self {
+            velocity: Some(Velocity::new(gpu, width, height, samples)),
+            ..Self::new(gpu, width, height, samples)
+        }
+    }
+
+    /// The velocity attachment, if it has one.
+    pub fn velocity(&self) -> Option<&Velocity> {
+        self.velocity.as_ref()
     }
 
     /// 4 if the device can multisample both the colour and the depth format 4 times, else 1.
@@ -96,6 +190,7 @@ impl Target {
             color: &self.color_view,
             resolve: self.resolve_view.as_ref(),
             depth: &self.depth_view,
+            velocity: self.velocity.as_ref().map(Velocity::views),
         }
     }
 }
@@ -110,6 +205,8 @@ pub struct FrameViews<'a> {
     pub resolve: Option<&'a wgpu::TextureView>,
     /// The depth attachment (same samples as `color`).
     pub depth: &'a wgpu::TextureView,
+    /// The velocity attachment and where it resolves to, for a pass with one.
+    pub velocity: Option<(&'a wgpu::TextureView, Option<&'a wgpu::TextureView>)>,
 }
 
 /// The multisampled colour and the depth buffer that frames drawn into a window's surface
@@ -119,6 +216,8 @@ pub struct SurfaceTarget {
     pub size: (u32, u32),
     msaa: Option<wgpu::TextureView>,
     depth: wgpu::TextureView,
+    /// The velocity attachment, for a pass with one.
+    pub velocity: Option<Velocity>,
 }
 
 impl SurfaceTarget {
@@ -152,22 +251,35 @@ impl SurfaceTarget {
             size: (width, height),
             msaa: (samples > 1).then(|| make("surface msaa colour", format, samples)),
             depth: make("surface depth", DEPTH_FORMAT, samples),
+            velocity: None,
+        }
+    }
+
+    /// [`SurfaceTarget::new`] with a velocity attachment when `velocity` says so.
+    pub fn with_velocity(
+        gpu: &Gpu,
+        (width, height): (u32, u32),
+        samples: u32,
+        format: wgpu::TextureFormat,
+        velocity: bool,
+    ) -> Self {
+        Self {
+            velocity: velocity.then(|| Velocity::new(gpu, width, height, samples)),
+            ..Self::new(gpu, width, height, samples, format)
         }
     }
 
     /// The views a frame draws into, resolving into (or drawing straight into) `surface`.
     pub fn views<'a>(&'a self, surface: &'a wgpu::TextureView) -> FrameViews<'a> {
-        match &self.msaa {
-            Some(m) => FrameViews {
-                color: m,
-                resolve: Some(surface),
-                depth: &self.depth,
-            },
-            None => FrameViews {
-                color: surface,
-                resolve: None,
-                depth: &self.depth,
-            },
+        let (color, resolve) = match &self.msaa {
+            Some(m) => (m, Some(surface)),
+            None => (surface, None),
+        };
+        FrameViews {
+            color,
+            resolve,
+            depth: &self.depth,
+            velocity: self.velocity.as_ref().map(Velocity::views),
         }
     }
 }
@@ -200,7 +312,24 @@ pub fn read_texture(gpu: &Gpu, texture: &wgpu::Texture) -> Result<image::RgbaIma
         }
     };
     let (w, h) = (texture.width(), texture.height());
-    let row = (w * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let mut pixels = read_pixels(gpu, texture, 4)?;
+    if bgra {
+        for p in pixels.chunks_exact_mut(4) {
+            p.swap(0, 2);
+        }
+    }
+    image::RgbaImage::from_raw(w, h, pixels)
+        .ok_or_else(|| RenderError::Gpu("readback size mismatch".into()))
+}
+
+/// Reads a single-sampled texture (with `COPY_SRC`) of `bytes` bytes per pixel back, rows
+/// top first, without padding.
+///
+/// # Errors
+/// [`RenderError::Gpu`] when mapping fails.
+fn read_pixels(gpu: &Gpu, texture: &wgpu::Texture, bytes: u32) -> Result<Vec<u8>, RenderError> {
+    let (w, h) = (texture.width(), texture.height());
+    let row = (w * bytes).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
     let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
         size: u64::from(row) * u64::from(h),
@@ -235,16 +364,10 @@ pub fn read_texture(gpu: &Gpu, texture: &wgpu::Texture) -> Result<image::RgbaIma
     );
     gpu.queue.submit([encoder.finish()]);
     let data = gpu.read_buffer(&buffer, "image readback")?;
-    let mut pixels = Vec::with_capacity((w * h * 4) as usize);
+    let mut pixels = Vec::with_capacity((w * h * bytes) as usize);
     for y in 0..h as usize {
         let start = y * row as usize;
-        pixels.extend_from_slice(&data[start..start + (w * 4) as usize]);
+        pixels.extend_from_slice(&data[start..start + (w * bytes) as usize]);
     }
-    if bgra {
-        for p in pixels.chunks_exact_mut(4) {
-            p.swap(0, 2);
-        }
-    }
-    image::RgbaImage::from_raw(w, h, pixels)
-        .ok_or_else(|| RenderError::Gpu("readback size mismatch".into()))
+    Ok(pixels)
 }
