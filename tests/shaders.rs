@@ -39,6 +39,11 @@ fn every_shader_validates() {
             "parity.wgsl",
         ),
         (
+            "motion_view.wgsl",
+            throng::render::MOTION_VIEW_WGSL.to_string(),
+            "motion_view.wgsl",
+        ),
+        (
             "ground.wgsl",
             format!("{LIGHTING_WGSL}\n{GROUND_WGSL}"),
             "ground.wgsl",

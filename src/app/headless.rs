@@ -40,9 +40,15 @@ pub fn render_headless(
     let gpu = Gpu::new(options.backend)?;
     let samples = Target::best_samples(&gpu);
     let (w, h) = options.size;
-    let target = Target::new(&gpu, w.max(1), h.max(1), samples);
     let mut graphics = Graphics::new(gpu, &scene, TARGET_FORMAT, samples)?;
-    let aspect = w.max(1) as f32 / h.max(1) as f32;
+    let (w, h) = (w.max(1), h.max(1));
+    let target = if graphics.velocity() {
+        Target::with_velocity(&graphics.gpu, w, h, samples)
+    } else {
+        Target::new(&graphics.gpu, w, h, samples)
+    };
+    graphics.bind_velocity(target.velocity());
+    let aspect = w as f32 / h as f32;
     let frames = options.frames.unwrap_or(DEFAULT_FRAMES).max(1);
     for _ in 0..frames {
         graphics.choose_path(&scene);
@@ -55,6 +61,7 @@ pub fn render_headless(
                     label: Some("headless frame"),
                 });
         let mut stats = graphics.encode(&mut scene, &target.views(), &mut encoder, aspect)?;
+        graphics.show_picture(&mut encoder, target.output());
         graphics.stage.submit(&graphics.gpu, encoder, &mut stats)?;
         scene.finish_frame(stats);
     }

@@ -17,7 +17,7 @@ pub mod window;
 use thiserror::Error;
 
 pub use headless::render_headless;
-pub use scene::{DemoOptions, Scene, SkinningChoice, check_count, lod_presets};
+pub use scene::{DemoOptions, Picture, Scene, SkinningChoice, check_count, lod_presets};
 pub use window::save_png;
 
 /// Why the demo could not run.

@@ -1,11 +1,11 @@
 //! The egui panel: live statistics (frame time and its graph, the CPU split, GPU time,
 //! instances per LOD level, draw calls, backend, adapter, skinning path and why) and the
-//! controls (agents, LOD preset, distances and rates, skinning path, shadows, backend restart, pause,
-//! time scale, LOD colours, freezing LOD, vsync).
+//! controls (agents, LOD preset, distances and rates, skinning path, shadows, the view (shaded
+//! or motion vectors), backend restart, pause, time scale, LOD colours, freezing LOD, vsync).
 
 use egui::{Color32, RichText};
 
-use super::scene::{Graphics, MAX_AGENTS, Scene, SkinningChoice, shadows_choice};
+use super::scene::{Graphics, MAX_AGENTS, Picture, Scene, SkinningChoice, shadows_choice};
 use crate::crowd::LOD_COLOURS;
 use crate::render::BackendChoice;
 use crate::render::Shadows;
@@ -268,6 +268,13 @@ fn controls(
         ui.radio_value(&mut s.shadows, None, format!("auto ({default})"));
         for kind in Shadows::ALL {
             ui.radio_value(&mut s.shadows, Some(kind), kind.name());
+        }
+    });
+    // The picture: the motion vectors rebuild the renderer with a velocity attachment.
+    ui.horizontal(|ui| {
+        ui.label("view");
+        for picture in [Picture::Shaded, Picture::Motion] {
+            ui.radio_value(&mut s.picture, picture, picture.name());
         }
     });
     // The selected button is the setting a restart opens; the one the device was opened with

@@ -13,9 +13,9 @@ use super::camera::{OrbitCamera, size_scale};
 use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, View};
 use crate::format::ThrongFile;
 use crate::render::{
-    Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu, PassFormat,
-    PathLimits, PathReason, PathRequest, RendererOptions, Shadows, SkinningPath, Stage,
-    choose_path,
+    Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu, MotionView,
+    PassFormat, PathLimits, PathReason, PathRequest, RendererOptions, Shadows, SkinningPath, Stage,
+    Velocity, choose_path,
 };
 
 /// Which skinning path the user asked for.
@@ -27,6 +27,27 @@ pub enum SkinningChoice {
     Gpu,
     /// The CPU path (falls back to GPU skinning, saying why, if it cannot hold the crowd).
     Cpu,
+}
+
+/// What the demo's picture shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Picture {
+    /// The crowd, lit and shaded.
+    #[default]
+    Shaded,
+    /// The crowd's motion vectors (what a host's TAA or motion blur would read): hue for the
+    /// direction of each pixel's screen motion, brightness for its speed.
+    Motion,
+}
+
+impl Picture {
+    /// Its name in the panel and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Picture::Shaded => "shaded",
+            Picture::Motion => "motion vectors",
+        }
+    }
 }
 
 /// How the demo starts.
@@ -48,6 +69,8 @@ pub struct DemoOptions {
     pub skinning: SkinningChoice,
     /// Shadows; `None`: the device's default ([`Shadows::default_for`]).
     pub shadows: Option<Shadows>,
+    /// What the picture shows.
+    pub picture: Picture,
     /// Stop after this many frames (windowed), or the frames simulated before the headless
     /// picture.
     pub frames: Option<u64>,
@@ -115,6 +138,8 @@ pub struct Settings {
     /// a GPU, blobs on a software renderer). [`Graphics::encode`] gives the renderer the
     /// change on the next frame.
     pub shadows: Option<Shadows>,
+    /// What the picture shows ([`Graphics::set_picture`] rebuilds the renderer for it).
+    pub picture: Picture,
     /// Time stands still.
     pub paused: bool,
     /// Simulation speed, 0 to 4.
@@ -213,6 +238,7 @@ impl Scene {
             policy,
             skinning: options.skinning,
             shadows: options.shadows,
+            picture: options.picture,
             paused: false,
             time_scale: 1.0,
             lod_colours: false,
@@ -359,6 +385,8 @@ pub struct Graphics {
     pub renderer: CrowdRenderer,
     /// The sky, the ground and the pass's timing around it.
     pub stage: Stage,
+    /// The motion picture's drawing of the velocity attachment (with one).
+    motion_view: Option<MotionView>,
     /// The skinning path in use.
     pub path: SkinningPath,
     /// Why that path.
@@ -366,7 +394,8 @@ pub struct Graphics {
 }
 
 impl Graphics {
-    /// Uploads the scene's bake to `gpu` for targets of `format` with `samples` samples.
+    /// Uploads the scene's bake to `gpu` for targets of `format` with `samples` samples (and
+    /// a velocity attachment for the motion picture).
     ///
     /// # Errors
     /// When the renderer cannot be built on this device.
@@ -376,26 +405,84 @@ impl Graphics {
         format: wgpu::TextureFormat,
         samples: u32,
     ) -> Result<Self, AppError> {
-        let format = PassFormat::surface(format, samples);
-        let renderer = CrowdRenderer::with_options(
-            &gpu,
-            &scene.file,
-            RendererOptions {
-                format,
-                attachments: scene.attachments.clone(),
-            },
-        )?;
-        let stage = Stage::new(&gpu, &renderer)?;
+        let mut format = PassFormat::surface(format, samples);
+        format.velocity = scene.settings.picture == Picture::Motion;
+        let (renderer, stage, motion_view) = Self::build(&gpu, scene, format)?;
         let mut g = Self {
             gpu,
             renderer,
             stage,
+            motion_view,
             path: SkinningPath::Gpu,
             path_reason: String::new(),
         };
         g.choose_path(scene);
         g.renderer.set_shadows(g.shadows(&scene.settings).0);
         Ok(g)
+    }
+
+    /// The renderer, its stage and (with a velocity attachment) the motion view for passes of
+    /// `format`.
+    fn build(
+        gpu: &Gpu,
+        scene: &Scene,
+        format: PassFormat,
+    ) -> Result<(CrowdRenderer, Stage, Option<MotionView>), AppError> {
+        let renderer = CrowdRenderer::with_options(
+            gpu,
+            &scene.file,
+            RendererOptions {
+                format,
+                attachments: scene.attachments.clone(),
+            },
+        )?;
+        let stage = Stage::new(gpu, &renderer)?;
+        let view = format
+            .velocity
+            .then(|| MotionView::new(&gpu.device, format.color));
+        Ok((renderer, stage, view))
+    }
+
+    /// Whether the renderer draws into passes with a velocity attachment (the targets must
+    /// have one exactly then).
+    pub fn velocity(&self) -> bool {
+        self.renderer.pass_format().velocity
+    }
+
+    /// Rebuilds the renderer when the picture the settings ask for needs another pass (a
+    /// velocity attachment or none). Returns whether it did: the caller then remakes its
+    /// targets ([`Graphics::velocity`]) and binds their velocity ([`Graphics::bind_velocity`]).
+    ///
+    /// # Errors
+    /// When the renderer cannot be built on this device.
+    pub fn set_picture(&mut self, scene: &Scene) -> Result<bool, AppError> {
+        let velocity = scene.settings.picture == Picture::Motion;
+        if velocity == self.velocity() {
+            return Ok(false);
+        }
+        let format = PassFormat {
+            velocity,
+            ..self.renderer.pass_format()
+        };
+        (self.renderer, self.stage, self.motion_view) = Self::build(&self.gpu, scene, format)?;
+        self.choose_path(scene);
+        self.renderer.set_shadows(self.shadows(&scene.settings).0);
+        Ok(true)
+    }
+
+    /// The motion picture reads `velocity` from now on (the targets' attachment).
+    pub fn bind_velocity(&mut self, velocity: Option<&Velocity>) {
+        if let (Some(view), Some(velocity)) = (self.motion_view.as_mut(), velocity) {
+            view.bind(&self.gpu.device, velocity);
+        }
+    }
+
+    /// For the motion picture, draws the frame's velocity over `out` (the single-sampled
+    /// picture, after [`Graphics::encode`]); nothing for the shaded one.
+    pub fn show_picture(&self, encoder: &mut wgpu::CommandEncoder, out: &wgpu::TextureView) {
+        if let Some(view) = &self.motion_view {
+            view.encode(encoder, out);
+        }
     }
 
     /// The shadows `settings` ask for on this device, with why ([`shadows_choice`]).

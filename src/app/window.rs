@@ -154,6 +154,24 @@ impl Input {
     }
 }
 
+/// The extra buffers of the window's surface as `config` sets it, with a velocity attachment
+/// where `graphics` draws one (bound to its motion picture).
+fn surface_target(
+    graphics: &mut Graphics,
+    config: &wgpu::SurfaceConfiguration,
+    samples: u32,
+) -> SurfaceTarget {
+    let target = SurfaceTarget::with_velocity(
+        &graphics.gpu,
+        (config.width, config.height),
+        samples,
+        config.format,
+        graphics.velocity(),
+    );
+    graphics.bind_velocity(target.velocity.as_ref());
+    target
+}
+
 struct WindowState {
     window: Arc<Window>,
     surface: wgpu::Surface<'static>,
@@ -232,10 +250,10 @@ impl App<'_> {
         };
         surface.configure(&gpu.device, &config);
         let samples = best_samples_for(&gpu, format);
-        let target = SurfaceTarget::new(&gpu, config.width, config.height, samples, format);
         let egui_renderer =
             egui_wgpu::Renderer::new(&gpu.device, format, egui_wgpu::RendererOptions::default());
-        let graphics = Graphics::new(gpu, &self.scene, format, samples)?;
+        let mut graphics = Graphics::new(gpu, &self.scene, format, samples)?;
+        let target = surface_target(&mut graphics, &config, samples);
         let ctx = egui::Context::default();
         let pixels_per_point = window.scale_factor() as f32;
         let egui = egui_winit::State::new(
@@ -270,7 +288,7 @@ impl App<'_> {
         s.config.width = width;
         s.config.height = height;
         s.surface.configure(&s.graphics.gpu.device, &s.config);
-        s.target = SurfaceTarget::new(&s.graphics.gpu, width, height, s.samples, s.config.format);
+        s.target = surface_target(&mut s.graphics, &s.config, s.samples);
     }
 
     /// Draws one frame; returns whether the run should stop.
@@ -295,6 +313,9 @@ impl App<'_> {
             s.surface.configure(&s.graphics.gpu.device, &s.config);
         }
         s.graphics.choose_path(&self.scene);
+        if s.graphics.set_picture(&self.scene)? {
+            s.target = surface_target(&mut s.graphics, &s.config, s.samples);
+        }
         self.scene.update(dt, aspect)?;
         let texture = match s.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t)
@@ -357,6 +378,7 @@ impl App<'_> {
             &mut encoder,
             aspect,
         )?;
+        s.graphics.show_picture(&mut encoder, &view);
         // The panel, drawn over the resolved picture.
         let raw = s.egui.take_egui_input(&s.window);
         let mut actions = panel::PanelActions::default();

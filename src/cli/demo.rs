@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::baking::{cached_bake, default_bake};
 use super::render::{BackendArg, SkinningArg, parse_size};
 use crate::app::{
-    AppError, DemoOptions, Scene, SkinningChoice, check_count, render_headless, window,
+    AppError, DemoOptions, Picture, Scene, SkinningChoice, check_count, render_headless, window,
 };
 use crate::atomic::check_target;
 use crate::render::{BackendChoice, Shadows};
@@ -27,7 +27,8 @@ Without a display (no DISPLAY or WAYLAND_DISPLAY), the demo renders one picture 
 (or --screenshot) instead and prints the frame's statistics.\n\
 Examples:\n  throng demo Fox.glb                     a crowd of a model, baked once into the cache\n  \
 throng demo --count 20000 --lod aggressive --backend gl\n  \
-throng demo --shadows off                the crowd without shadows"
+throng demo --shadows off                the crowd without shadows\n  \
+throng demo --view motion                its motion vectors"
 )]
 pub struct Args {
     /// A glTF model (.glb/.gltf) or a recipe (.toml) to bake into the cache (or reuse from it)
@@ -62,6 +63,9 @@ pub struct Args {
     /// device: map on a GPU, blob on a software renderer (lavapipe, llvmpipe).
     #[arg(long, value_name = "off|blob|map")]
     shadows: Option<Shadows>,
+    /// What the picture shows (the panel switches it live).
+    #[arg(long, value_enum, default_value = "shaded")]
+    view: ViewArg,
     /// Stop after this many frames (with a window); frames simulated before the picture
     /// (without one; default 30).
     #[arg(long, value_name = "N")]
@@ -83,6 +87,16 @@ pub struct Args {
     headless: bool,
 }
 
+/// A `--view` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ViewArg {
+    /// The crowd, lit and shaded.
+    Shaded,
+    /// The motion vectors a host's TAA or motion blur would read: hue for each pixel's
+    /// direction of screen motion, brightness for its speed (full at 8 pixels a frame).
+    Motion,
+}
+
 impl Default for Args {
     fn default() -> Self {
         Self {
@@ -95,6 +109,7 @@ impl Default for Args {
             backend: BackendArg::Auto,
             skinning: SkinningArg::Auto,
             shadows: None,
+            view: ViewArg::Shaded,
             frames: None,
             screenshot: None,
             size: (1280, 720),
@@ -141,6 +156,10 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
             SkinningArg::Cpu => SkinningChoice::Cpu,
         },
         shadows: args.shadows,
+        picture: match args.view {
+            ViewArg::Shaded => Picture::Shaded,
+            ViewArg::Motion => Picture::Motion,
+        },
         frames: args.frames,
         screenshot: args.screenshot.clone(),
         size: args.size,

@@ -15,7 +15,8 @@
 //! - helpers outside the renderer, for throng's own pictures and for embedders who want
 //!   them: `stage` (the pass of the demo, `render` and `bench`: sky, `ground`, `timer` for
 //!   the pass's GPU time, submitting, test scenes), `target` (offscreen targets, a window's
-//!   extra buffers, readback); `attachment`: props on joints;
+//!   extra buffers, velocity attachments, readback), `motion_view` (a velocity attachment
+//!   drawn as colours); `attachment`: props on joints;
 //! - `cpu_skin`: the CPU skinning path (no wgpu), the same arithmetic as `shaders/skinning.wgsl`;
 //! - `parity`: a compute pass running the shader's skinning function, for tests;
 //! - `image_diff`: comparing rendered images.
@@ -33,6 +34,7 @@ pub mod image_diff;
 mod live;
 mod meshes;
 mod motion;
+mod motion_view;
 pub mod parity;
 mod pass;
 pub mod path;
@@ -50,6 +52,7 @@ pub use crowd::{CrowdFrame, CrowdRenderer, FrameStats, RendererOptions};
 pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;
 pub use ground::{GROUND_HALF_SIZE, Ground};
+pub use motion_view::{FULL_PIXELS, MOTION_VIEW_WGSL, MotionView};
 pub use pass::{Fog, Light, PassFormat, VELOCITY_FORMAT};
 pub use path::{
     PathChoice, PathLimits, PathReason, PathRequest, PathUnavailable, SkinningPath, UnknownPath,

@@ -161,6 +161,12 @@ impl Target {
         }
     }
 
+    /// The single-sampled picture (what [`Target::read`] reads; the resolve target when
+    /// multisampled), for passes drawing over the resolved frame.
+    pub fn output(&self) -> &wgpu::TextureView {
+        self.resolve_view.as_ref().unwrap_or(&self.color_view)
+    }
+
     /// The velocity attachment, if it has one.
     pub fn velocity(&self) -> Option<&Velocity> {
         self.velocity.as_ref()
