@@ -70,6 +70,11 @@
 //! # Ok(()) }
 //! ```
 //!
+//! For temporal anti-aliasing or motion blur, build the renderer for
+//! `format.with_velocity()` and give the pass a second colour attachment of
+//! [`render::VELOCITY_FORMAT`]: each pixel's screen motion since the previous frame, the
+//! crowd's and the camera's (docs/RENDERING.md, "Motion vectors").
+//!
 //! ## Conventions
 //! - Math: [`glam`]; right-handed, +Y up, metres, seconds, radians, column vectors, column-major
 //!   storage (glTF's conventions).
