@@ -36,20 +36,7 @@ impl Velocity {
     /// A velocity attachment of `width` × `height` pixels, `samples` samples per pixel.
     pub fn new(gpu: &Gpu, width: u32, height: u32, samples: u32) -> Self {
         let make = |label, samples, usage| {
-            gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width: width.max(1),
-                    height: height.max(1),
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: samples,
-                dimension: wgpu::TextureDimension::D2,
-                format: VELOCITY_FORMAT,
-                usage,
-                view_formats: &[],
-            })
+            texture(gpu, label, (width, height), VELOCITY_FORMAT, samples, usage)
         };
         let out = wgpu::TextureUsages::RENDER_ATTACHMENT
             | wgpu::TextureUsages::COPY_SRC
@@ -105,20 +92,7 @@ impl Target {
     /// when the device supports it for the target format, see [`Target::best_samples`]).
     pub fn new(gpu: &Gpu, width: u32, height: u32, samples: u32) -> Self {
         let make = |label, format, samples, usage| {
-            gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: samples,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
+            texture(gpu, label, (width, height), format, samples, usage)
         };
         let out_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
         let (color, resolve) = if samples > 1 {
@@ -236,22 +210,15 @@ impl SurfaceTarget {
         format: wgpu::TextureFormat,
     ) -> Self {
         let make = |label, format, samples| {
-            gpu.device
-                .create_texture(&wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: wgpu::Extent3d {
-                        width: width.max(1),
-                        height: height.max(1),
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: 1,
-                    sample_count: samples,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                    view_formats: &[],
-                })
-                .create_view(&Default::default())
+            texture(
+                gpu,
+                label,
+                (width, height),
+                format,
+                samples,
+                wgpu::TextureUsages::RENDER_ATTACHMENT,
+            )
+            .create_view(&Default::default())
         };
         Self {
             size: (width, height),
@@ -288,6 +255,31 @@ impl SurfaceTarget {
             velocity: self.velocity.as_ref().map(Velocity::views),
         }
     }
+}
+
+/// A 2D texture of `width` × `height` pixels (at least 1 each) for targets.
+fn texture(
+    gpu: &Gpu,
+    label: &str,
+    (width, height): (u32, u32),
+    format: wgpu::TextureFormat,
+    samples: u32,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: width.max(1),
+            height: height.max(1),
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: samples,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
 }
 
 /// 4 if the device can multisample both `format` and the depth format 4 times, else 1.
