@@ -53,11 +53,11 @@ pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;
 pub use ground::{GROUND_HALF_SIZE, Ground};
 pub use motion_view::{FULL_PIXELS, MOTION_VIEW_WGSL, MotionView};
-pub use pass::{Fog, Light, PassFormat, VELOCITY_FORMAT};
+pub use pass::{Fog, Light, PassFormat, SKY};
 pub use path::{
     PathChoice, PathLimits, PathReason, PathRequest, PathUnavailable, SkinningPath, UnknownPath,
     choose_path, gpu_path_unavailable,
 };
 pub use shadow::{MAP_LEVELS, Shadows, UnknownShadows};
-pub use stage::{SKY, SceneDraw, Stage};
-pub use target::{FrameViews, SurfaceTarget, TARGET_FORMAT, Target, Velocity};
+pub use stage::{SceneDraw, Stage};
+pub use target::{FrameViews, SurfaceTarget, TARGET_FORMAT, Target, VELOCITY_FORMAT, Velocity};

@@ -5,7 +5,7 @@
 
 use glam::Vec3;
 
-use super::target::{DEPTH_FORMAT, TARGET_FORMAT};
+use super::target::{DEPTH_FORMAT, TARGET_FORMAT, VELOCITY_FORMAT};
 
 /// The render pass a crowd is drawn into, as its pipelines must know it: colour and depth
 /// formats, samples per pixel and the depth test. A [`CrowdRenderer`](super::CrowdRenderer)
@@ -29,15 +29,6 @@ pub struct PassFormat {
     /// of every vertex, with the previous frame's pose.
     pub velocity: bool,
 }
-
-/// The format of the velocity attachment: per pixel, how far the surface drawn there moved
-/// on screen since the previous frame, this frame's position minus the previous one, in
-/// units of the target's width and height (x to the right, y down: the uv of a texture of
-/// the picture), 0 where nothing moved. Motion from the camera (the previous frame's
-/// view-projection against this one's) and from the agents (the record each was drawn with
-/// in the previous frame against this one) both count. A surface appearing for the first
-/// time moves only with the camera. A colour format, so that it resolves like colour.
-pub const VELOCITY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg16Float;
 
 impl PassFormat {
     /// A pass of `color` and `depth` with `samples` samples per pixel and the standard depth
@@ -95,6 +86,15 @@ impl PassFormat {
     }
 }
 
+/// The sky: the colour the stage's pass is cleared to (linear values; an sRGB target stores
+/// them encoded).
+pub const SKY: wgpu::Color = wgpu::Color {
+    r: 0.56,
+    g: 0.68,
+    b: 0.80,
+    a: 1.0,
+};
+
 /// How the crowd (and the [`Ground`](super::Ground)) are lit: the sun, ambient light from
 /// the sky above and the ground below (a hemisphere), and distance fog into the sky's
 /// colour. All colours are linear RGB; the shaders work in linear space and an sRGB target
@@ -146,11 +146,11 @@ impl Default for Light {
     /// The light of throng's own pictures: the sun from above, a little to the side and the
     /// front of the default cameras, so that characters' faces and the ground are lit and
     /// shapes read; a bluish sky and a warm ground bounce (averaging the former flat ambient
-    /// level of 0.35); fog in the colour of the [`SKY`](super::SKY) from 40% of the way to
+    /// level of 0.35); fog in the colour of the [`SKY`] from 40% of the way to
     /// the far plane, leaving 2% of a surface's colour there, so that the ground melts into
     /// the sky. Changing it changes the reference images.
     fn default() -> Self {
-        let sky = super::stage::SKY;
+        let sky = SKY;
         Self {
             direction: Vec3::new(0.4, 0.8, 0.45),
             sun: 0.65,

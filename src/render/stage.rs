@@ -9,21 +9,13 @@ use super::crowd::{CrowdFrame, CrowdRenderer, FrameStats};
 use super::device::Gpu;
 use super::error::RenderError;
 use super::ground::Ground;
+use super::pass::SKY;
 use super::path::SkinningPath;
 use super::target::{FrameViews, Target};
 use super::timer::Timer;
 use crate::crowd::scene::{Placement, frame_pose, record};
 use crate::crowd::{DrawRange, InstanceRecord};
 use crate::format::ThrongFile;
-
-/// The sky: the colour the stage's pass is cleared to (linear values; an sRGB target stores
-/// them encoded).
-pub const SKY: wgpu::Color = wgpu::Color {
-    r: 0.56,
-    g: 0.68,
-    b: 0.80,
-    a: 1.0,
-};
 
 /// A test scene to draw with [`Stage::draw_scene`]: its agents, the camera and the LOD level
 /// every agent is drawn at.

@@ -3,7 +3,6 @@
 
 use super::device::Gpu;
 use super::error::RenderError;
-use super::pass::VELOCITY_FORMAT;
 
 /// The offscreen image a frame is drawn into, and its readback.
 pub struct Target {
@@ -82,6 +81,15 @@ impl Velocity {
             .collect())
     }
 }
+
+/// The format of the velocity attachment: per pixel, how far the surface drawn there moved
+/// on screen since the previous frame, this frame's position minus the previous one, in
+/// units of the target's width and height (x to the right, y down: the uv of a texture of
+/// the picture), 0 where nothing moved. Motion from the camera (the previous frame's
+/// view-projection against this one's) and from the agents (the record each was drawn with
+/// in the previous frame against this one) both count. A surface appearing for the first
+/// time moves only with the camera. A colour format, so that it resolves like colour.
+pub const VELOCITY_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg16Float;
 
 /// The colour format of offscreen targets.
 pub const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;

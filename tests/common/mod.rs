@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod gpu;
+
 use base64::Engine;
 use serde_json::{Value, json};
 
