@@ -33,7 +33,7 @@ pub struct Agent {
     pub index: u32,
     /// Character index in the bake.
     pub character: u32,
-    /// Position, metres (y = 0: on the plaza).
+    /// Position, metres (y: the height of the ground under it, 0 on the flat plaza).
     pub position: Vec3,
     /// Heading, radians about +y, in [−π, π).
     pub heading: f32,

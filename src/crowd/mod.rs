@@ -11,6 +11,7 @@
 //!   per (character, level), one contiguous due run per group and frame, dirty ranges.
 //! - `agent`, `sim`: agents, their behaviour and the parallel, deterministic step.
 //! - `rng`: the small deterministic generator agents (and `scene`) draw from.
+//! - `terrain`: the ground agents stand on (flat, or the relief plaza), a height field.
 //! - `settings`: how a crowd is made, the view an update sees, what an update reports.
 //! - `assign`: culling and LOD level of every agent for a view (private).
 //! - `population`: [`Crowd`], tying it together: its state in slot order, records, draws,
@@ -32,6 +33,7 @@ pub mod scene;
 pub mod schedule;
 pub mod settings;
 pub mod sim;
+pub mod terrain;
 #[cfg(test)]
 mod testing;
 

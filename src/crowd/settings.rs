@@ -6,6 +6,7 @@ use glam::{Mat4, Vec3};
 
 use super::PARALLEL_MIN;
 use super::palette::PaletteNames;
+use super::terrain::Terrain;
 
 /// Most agents a crowd holds.
 pub const MAX_AGENTS: usize = 1_000_000;
@@ -32,6 +33,8 @@ pub struct CrowdSettings {
     pub bounds_margin: f32,
     /// The animation families agents play.
     pub names: PaletteNames,
+    /// The ground agents stand on: their roots follow its height. Default flat.
+    pub terrain: Terrain,
     /// Passes over fewer agents (or grid points) than this run on the calling thread, larger
     /// ones in parallel (0 counts as 1). Default [`PARALLEL_MIN`]. The crowd is the same
     /// either way; unit tests lower it so that their small crowds run the parallel paths.
@@ -47,6 +50,7 @@ impl Default for CrowdSettings {
             fade_seconds: 0.3,
             bounds_margin: 0.1,
             names: PaletteNames::default(),
+            terrain: Terrain::Flat,
             parallel_min: PARALLEL_MIN,
         }
     }

@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use super::agent::{Agent, MAX_DRIFT, choose};
 use super::grid::{Grid, GridPoint};
 use super::palette::Palette;
+use super::terrain::Terrain;
 
 /// Neighbours closer than this are steered away from, metres.
 pub const AVOID_RADIUS: f32 = 1.2;
@@ -47,6 +48,8 @@ pub struct StepContext<'a> {
     pub fade_seconds: f32,
     /// Crowd time now, seconds.
     pub now: f64,
+    /// The ground: an agent's root stands at its height.
+    pub terrain: Terrain,
 }
 
 /// `x` wrapped into [−π, π). Steps turn by less than a full circle, so one correction
@@ -270,9 +273,10 @@ pub fn step(a: &mut Agent, away: Vec2, ctx: &StepContext) {
         a.heading = wrap_angle(a.heading + turn);
         let (s, c) = a.heading.sin_cos();
         a.position += Vec3::new(s, 0.0, c) * (speed * dt);
+        a.position.y = ctx.terrain.height(a.position.x, a.position.z);
     }
     if !a.position.is_finite() {
-        a.position = Vec3::ZERO;
+        a.position = Vec3::new(0.0, ctx.terrain.height(0.0, 0.0), 0.0);
     }
 }
 
@@ -378,6 +382,7 @@ mod tests {
                     half: 20.0,
                     fade_seconds: 0.3,
                     now,
+                    terrain: Terrain::Flat,
                 };
                 let before = a;
                 let mut after = a;

@@ -160,6 +160,7 @@ impl Crowd {
             half: self.half,
             fade_seconds: self.settings.fade_seconds.max(0.0),
             now: self.time,
+            terrain: self.settings.terrain,
         };
         let (colours, margin) = (self.lod_colours, self.margin());
         let away = &self.away;
