@@ -10,6 +10,7 @@ use glam::Mat4;
 
 use super::AppError;
 use super::camera::{OrbitCamera, size_scale};
+use crate::crowd::terrain::Terrain;
 use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, View};
 use crate::format::ThrongFile;
 use crate::render::{
@@ -71,6 +72,8 @@ pub struct DemoOptions {
     pub shadows: Option<Shadows>,
     /// What the picture shows.
     pub picture: Picture,
+    /// The ground the crowd stands on.
+    pub terrain: Terrain,
     /// Stop after this many frames (windowed), or the frames simulated before the headless
     /// picture.
     pub frames: Option<u64>,
@@ -228,6 +231,7 @@ impl Scene {
                 .iter()
                 .map(Attachment::reach)
                 .fold(0.0, f32::max),
+            terrain: options.terrain,
             ..defaults
         };
         let crowd = Crowd::new(&file, &settings, policy.clone())?;
@@ -436,7 +440,7 @@ impl Graphics {
                 attachments: scene.attachments.clone(),
             },
         )?;
-        let stage = Stage::new(gpu, &renderer)?;
+        let stage = Stage::with_terrain(gpu, &renderer, scene.crowd.settings().terrain)?;
         let view = format
             .velocity
             .then(|| MotionView::new(&gpu.device, format.color));

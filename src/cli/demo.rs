@@ -11,6 +11,7 @@ use crate::app::{
     AppError, DemoOptions, Picture, Scene, SkinningChoice, check_count, render_headless, window,
 };
 use crate::atomic::check_target;
+use crate::crowd::terrain::Terrain;
 use crate::render::{BackendChoice, Shadows};
 
 /// Arguments of `throng demo`.
@@ -28,7 +29,8 @@ Without a display (no DISPLAY or WAYLAND_DISPLAY), the demo renders one picture 
 Examples:\n  throng demo Fox.glb                     a crowd of a model, baked once into the cache\n  \
 throng demo --count 20000 --lod aggressive --backend gl\n  \
 throng demo --shadows off                the crowd without shadows\n  \
-throng demo --view motion                its motion vectors"
+throng demo --view motion                its motion vectors\n  \
+throng demo --ground flat                on the flat plaza (default: the relief)"
 )]
 pub struct Args {
     /// A glTF model (.glb/.gltf) or a recipe (.toml) to bake into the cache (or reuse from it)
@@ -63,6 +65,10 @@ pub struct Args {
     /// device: map on a GPU, blob on a software renderer (lavapipe, llvmpipe).
     #[arg(long, value_name = "off|blob|map")]
     shadows: Option<Shadows>,
+    /// The ground: relief (slopes, a terrace with steps and a ramp; agents stand on it) or
+    /// flat.
+    #[arg(long, value_name = "relief|flat", default_value = "relief")]
+    ground: Terrain,
     /// What the picture shows (the panel switches it live).
     #[arg(long, value_enum, default_value = "shaded")]
     view: ViewArg,
@@ -109,6 +115,7 @@ impl Default for Args {
             backend: BackendArg::Auto,
             skinning: SkinningArg::Auto,
             shadows: None,
+            ground: Terrain::Relief,
             view: ViewArg::Shaded,
             frames: None,
             screenshot: None,
@@ -156,6 +163,7 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
             SkinningArg::Cpu => SkinningChoice::Cpu,
         },
         shadows: args.shadows,
+        terrain: args.ground,
         picture: match args.view {
             ViewArg::Shaded => Picture::Shaded,
             ViewArg::Motion => Picture::Motion,

@@ -9,6 +9,7 @@ use crate::app::scene::shadows_choice;
 use crate::app::{check_count, save_png};
 use crate::atomic::check_target;
 use crate::crowd::scene;
+use crate::crowd::terrain::Terrain;
 use crate::format::ThrongFile;
 use crate::render::{
     BackendChoice, CrowdRenderer, Gpu, PassFormat, PathLimits, PathReason, PathRequest, SceneDraw,
@@ -83,6 +84,10 @@ pub struct Args {
     /// (lavapipe, llvmpipe).
     #[arg(long, value_name = "off|blob|map")]
     shadows: Option<Shadows>,
+    /// The ground: relief (slopes, a terrace with steps and a ramp; agents stand on it) or
+    /// flat.
+    #[arg(long, value_name = "relief|flat", default_value = "relief")]
+    ground: Terrain,
     /// Image size, WIDTHxHEIGHT pixels.
     #[arg(long, default_value = "960x540", value_parser = parse_size)]
     size: (u32, u32),
@@ -205,7 +210,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let format = PassFormat::offscreen(samples);
     let mut renderer = CrowdRenderer::new(&gpu, &file, format)?;
     renderer.set_shadows(shadows);
-    let mut stage = Stage::new(&gpu, &renderer)?;
+    let mut stage = Stage::with_terrain(&gpu, &renderer, args.ground)?;
     let layout = renderer.layout();
     println!(
         "texels: {} {} in {}x{}x{} (width x height x layers)",
@@ -217,7 +222,10 @@ pub(super) fn run(args: &Args) -> Result<()> {
     );
     let (w, h) = args.size;
     let target = Target::new(&gpu, w, h, samples);
-    let agents = scene::agents(&file, args.instances, args.seed, args.time);
+    let mut agents = scene::agents(&file, args.instances, args.seed, args.time);
+    for a in &mut agents {
+        a.position.y = args.ground.height(a.position.x, a.position.z);
+    }
     let view_proj = scene::camera(args.instances, w as f32 / h as f32);
     let shot = SceneDraw {
         agents: &agents,

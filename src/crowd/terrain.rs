@@ -77,15 +77,25 @@ impl Terrain {
         match self {
             Terrain::Flat => Vec3::Y,
             Terrain::Relief => {
-                // Central differences over 1 cm, within a tread (steps are 35 cm deep): the
-                // steps' edges are excluded by differentiating the smooth parts only.
+                // The slopes by central differences over 1 cm (they are smooth); the ramp's
+                // grade exactly (differences would straddle its edges); treads are flat.
                 let e = 0.01;
-                let smooth = |x: f32, z: f32| slopes(x, z) + ramp(x, z);
-                let dx = (smooth(x + e, z) - smooth(x - e, z)) / (2.0 * e);
-                let dz = (smooth(x, z + e) - smooth(x, z - e)) / (2.0 * e);
+                let mut dx = (slopes(x + e, z) - slopes(x - e, z)) / (2.0 * e);
+                let dz = (slopes(x, z + e) - slopes(x, z - e)) / (2.0 * e);
+                if in_ramp_strip(x, z) && x < TERRACE_MAX.x + RAMP_LENGTH {
+                    dx -= TERRACE_HEIGHT / RAMP_LENGTH;
+                }
                 Vec3::new(-dx, 1.0, -dz).normalize()
             }
         }
+    }
+}
+
+impl Terrain {
+    /// Whether (`x`, `z`) is on the built part of the relief (the terrace, its steps, the
+    /// ramp) rather than the plaza: drawn in stone.
+    pub fn built(self, x: f32, z: f32) -> bool {
+        self == Terrain::Relief && terrace(x, z) > 0.0
     }
 }
 

@@ -242,11 +242,18 @@ impl CrowdRenderer {
         };
         self.split_shadow_draws(frame);
         let shadow = match self.casters_box(frame) {
-            // Casters up to half again the tallest character (scaled agents, raised arms).
-            Some(casters) if self.shadows == Shadows::Map => {
-                let height = 1.5 * self.tallest.max(0.1);
-                fit(view_proj, self.light.direction, MAP_REACH, height, casters)
-                    .map_or_else(unused, |f| f.uniform())
+            // Casters up to half again the tallest character (scaled agents, raised arms)
+            // above the highest ground one stands on.
+            Some((casters, (low, high))) if self.shadows == Shadows::Map => {
+                let top = high + 1.5 * self.tallest.max(0.1);
+                fit(
+                    view_proj,
+                    self.light.direction,
+                    MAP_REACH,
+                    (low, top),
+                    casters,
+                )
+                .map_or_else(unused, |f| f.uniform())
             }
             _ => unused(),
         };
@@ -284,19 +291,25 @@ impl CrowdRenderer {
         }
     }
 
-    /// The box (world x and z, min and max) of the agents casting into the shadow map this
-    /// frame (by their records' places), or `None` for none.
-    fn casters_box(&self, frame: &CrowdFrame) -> Option<(glam::Vec2, glam::Vec2)> {
+    /// The box of the agents casting into the shadow map this frame (by their records'
+    /// places): world x and z, min and max, and the lowest and highest ground they stand on
+    /// (world y); `None` for none.
+    fn casters_box(&self, frame: &CrowdFrame) -> Option<((glam::Vec2, glam::Vec2), (f32, f32))> {
         let places = self
             .map_draws
             .iter()
             .flat_map(|d| d.slots.clone())
             .filter_map(|s| frame.records.get(s as usize))
-            .map(|r| glam::Vec2::new(r.place[0], r.place[2]));
-        places.fold(None, |b, p| match b {
-            None => Some((p, p)),
-            Some((lo, hi)) => Some((lo.min(p), hi.max(p))),
-        })
+            .map(|r| glam::Vec3::new(r.place[0], r.place[1], r.place[2]));
+        places
+            .fold(None, |b, p| match b {
+                None => Some((p, p)),
+                Some((lo, hi)) => Some((lo.min(p), hi.max(p))),
+            })
+            .map(|(lo, hi)| {
+                let xz = |v: glam::Vec3| glam::Vec2::new(v.x, v.z);
+                ((xz(lo), xz(hi)), (lo.y, hi.y))
+            })
     }
 
     /// The layouts of the camera (group 1) and of the shadow map (group 3), for helpers that

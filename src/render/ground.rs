@@ -1,6 +1,6 @@
-//! The ground: one large square at y = 0 under the crowd, shaded by `shaders/ground.wgsl`
-//! and lit like the characters, with their camera, light and shadows (it draws with a
-//! renderer's). A helper beside the crowd renderer, not part of it: the
+//! The ground under the crowd: the flat plaza or the relief ([`Terrain`], its triangles from
+//! [`ground_mesh`]), shaded by `shaders/ground.wgsl` and lit like the characters, with their
+//! camera, light and shadows (it draws with a renderer's). A helper beside the crowd renderer, not part of it: the
 //! [`Stage`](super::Stage) draws it first in the pass of throng's own pictures; an embedding
 //! program draws its own world instead (or this ground, into its pass).
 
@@ -9,28 +9,29 @@ use std::borrow::Cow;
 use wgpu::util::DeviceExt as _;
 
 use super::crowd::CrowdRenderer;
+use super::ground_mesh::{GroundVertex, ground_mesh};
 use super::pipelines::{GROUND_WGSL, LIGHTING_WGSL, Stages, entry, pipeline};
+use crate::crowd::terrain::Terrain;
 
 /// Half the side of the ground square, metres: well past the plazas of the crowds the demo,
 /// the bench and the test scenes show, so that its edge is seldom in view. The reference
 /// images show the ground: changing this changes them.
 pub const GROUND_HALF_SIZE: f32 = 200.0;
 
-/// Bytes per ground vertex: x and z as two f32.
-const GROUND_VERTEX_BYTES: u64 = 8;
-
-/// The ground's pipeline and its two triangles.
+/// The ground's pipeline and its triangles.
 pub struct Ground {
     pipeline: wgpu::RenderPipeline,
     vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    index_count: u32,
 }
 
 impl Ground {
     /// Builds the pipeline for passes of `renderer`'s format (writing the camera's motion
     /// where it has a velocity attachment), lit by its camera, light and shadows, and uploads
-    /// the square. Validation errors surface in the caller's error scope
+    /// the triangles of `terrain`. Validation errors surface in the caller's error scope
     /// (wgpu's uncaptured-error handler if it has none).
-    pub fn new(device: &wgpu::Device, renderer: &CrowdRenderer) -> Self {
+    pub fn new(device: &wgpu::Device, renderer: &CrowdRenderer, terrain: Terrain) -> Self {
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("ground.wgsl"),
             source: wgpu::ShaderSource::Wgsl(Cow::Owned(format!("{LIGHTING_WGSL}\n{GROUND_WGSL}"))),
@@ -41,7 +42,7 @@ impl Ground {
             bind_group_layouts: &[None, Some(camera), None, Some(shadow)],
             immediate_size: 0,
         });
-        let attributes = wgpu::vertex_attr_array![0 => Float32x2];
+        let attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32];
         let format = renderer.pass_format();
         let pipeline = pipeline(
             &format,
@@ -54,28 +55,44 @@ impl Ground {
                 fragment: entry(&format, "fs_ground", "fs_ground_motion"),
             },
             &[Some(wgpu::VertexBufferLayout {
-                array_stride: GROUND_VERTEX_BYTES,
+                array_stride: std::mem::size_of::<GroundVertex>() as u64,
                 step_mode: wgpu::VertexStepMode::Vertex,
                 attributes: &attributes,
             })],
         );
-        let g = GROUND_HALF_SIZE;
-        let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("ground"),
-            contents: bytemuck::cast_slice(&[-g, -g, -g, g, g, g, -g, -g, g, g, g, -g]),
-            usage: wgpu::BufferUsages::VERTEX,
-        });
-        Self { pipeline, vertices }
+        let (vertices, indices) = ground_mesh(terrain, GROUND_HALF_SIZE);
+        let buffer = |label, contents: &[u8], usage| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        Self {
+            pipeline,
+            vertices: buffer(
+                "ground",
+                bytemuck::cast_slice(&vertices),
+                wgpu::BufferUsages::VERTEX,
+            ),
+            indices: buffer(
+                "ground indices",
+                bytemuck::cast_slice(&indices),
+                wgpu::BufferUsages::INDEX,
+            ),
+            index_count: indices.len() as u32,
+        }
     }
 
     /// Draws the ground into `pass` (a pass of `renderer`'s format, after
     /// [`CrowdRenderer::prepare`] wrote the frame's camera and light, and
     /// [`CrowdRenderer::encode_shadows`] its shadow map). Sets its own pipeline, bind groups 1
-    /// and 3 and vertex buffer 0.
+    /// and 3, vertex buffer 0 and the index buffer.
     pub fn draw(&self, pass: &mut wgpu::RenderPass, renderer: &CrowdRenderer) {
         pass.set_pipeline(&self.pipeline);
         renderer.bind_lighting(pass);
         pass.set_vertex_buffer(0, self.vertices.slice(..));
-        pass.draw(0..6, 0..1);
+        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..self.index_count, 0, 0..1);
     }
 }

@@ -13,7 +13,8 @@
 //!   `shadow` (the sun's shadow map and blob shadows) and `motion` (the previous frame, for
 //!   motion vectors);
 //! - helpers outside the renderer, for throng's own pictures and for embedders who want
-//!   them: `stage` (the pass of the demo, `render` and `bench`: sky, `ground`, `timer` for
+//!   them: `stage` (the pass of the demo, `render` and `bench`: sky, `ground` (its triangles
+//!   from `ground_mesh`, flat or the relief), `timer` for
 //!   the pass's GPU time, submitting, test scenes), `target` (offscreen targets, a window's
 //!   extra buffers, velocity attachments, readback), `motion_view` (a velocity attachment
 //!   drawn as colours); `attachment`: props on joints;
@@ -30,6 +31,7 @@ pub mod driver_env;
 mod error;
 mod frame;
 mod ground;
+mod ground_mesh;
 pub mod image_diff;
 mod live;
 mod meshes;
@@ -52,6 +54,7 @@ pub use crowd::{CrowdFrame, CrowdRenderer, FrameStats, RendererOptions};
 pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;
 pub use ground::{GROUND_HALF_SIZE, Ground};
+pub use ground_mesh::{GroundVertex, ground_mesh};
 pub use motion_view::{FULL_PIXELS, MOTION_VIEW_WGSL, MotionView};
 pub use pass::{Fog, Light, PassFormat, SKY};
 pub use path::{

@@ -108,7 +108,8 @@ pub(super) struct Fit {
 
 /// Fits the shadow map to its casters: the ground the camera (`view_proj`, wgpu clip space)
 /// sees within `reach` metres, narrowed to the box `casters` (world x and z, min and max) the
-/// casting agents stand in, and what stands there up to `height` metres, seen from the sun
+/// casting agents stand in, and what stands there between heights `low` and `top` (world y,
+/// metres: the lowest ground a caster stands on, the top of the highest), seen from the sun
 /// (`towards`, the direction towards it). Their shadows fall inside: in the sun's view a
 /// shadow lies behind its caster. The map's texels are snapped to a grid fixed in the sun's
 /// view, so that its edges do not crawl as the camera moves. `None` when the casters are out
@@ -117,9 +118,10 @@ pub(super) fn fit(
     view_proj: Mat4,
     towards: Vec3,
     reach: f32,
-    height: f32,
+    (low, top): (f32, f32),
     casters: (Vec2, Vec2),
 ) -> Option<Fit> {
+    let height = (top - low).max(0.0);
     let inverse = view_proj.inverse();
     let unproject = |x: f32, y: f32, z: f32| {
         let p = inverse * Vec4::new(x, y, z, 1.0);
@@ -156,7 +158,7 @@ pub(super) fn fit(
     let (mut a, mut b) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
     for x in [lo.x, hi.x] {
         for z in [lo.y, hi.y] {
-            for y in [0.0, height] {
+            for y in [low, top] {
                 let q = view.transform_point3(Vec3::new(x, y, z));
                 a = a.min(q);
                 b = b.max(q);
@@ -316,7 +318,7 @@ mod tests {
     fn the_fit_holds_what_the_camera_sees_near_the_ground() {
         let sun = Vec3::new(0.4, 0.8, 0.45);
         let everywhere = (Vec2::splat(-1e6), Vec2::splat(1e6));
-        let f = fit(camera(), sun, MAP_REACH, 2.0, everywhere).unwrap();
+        let f = fit(camera(), sun, MAP_REACH, (0.0, 2.0), everywhere).unwrap();
         // The ground the camera looks at, and a character's head there, are inside the map.
         for p in [
             Vec3::ZERO,
@@ -342,14 +344,14 @@ mod tests {
             camera(),
             sun,
             MAP_REACH,
-            2.0,
+            (0.0, 2.0),
             (Vec2::splat(-1e6), Vec2::splat(1e6)),
         );
         let few = fit(
             camera(),
             sun,
             MAP_REACH,
-            2.0,
+            (0.0, 2.0),
             (Vec2::new(-2.0, -2.0), Vec2::new(2.0, 2.0)),
         );
         let (wide, few) = (wide.unwrap(), few.unwrap());
@@ -365,7 +367,7 @@ mod tests {
         }
         // Casters far behind the camera: nothing to shadow.
         let behind = (Vec2::new(-5.0, 400.0), Vec2::new(5.0, 410.0));
-        assert!(fit(camera(), sun, MAP_REACH, 2.0, behind).is_none());
+        assert!(fit(camera(), sun, MAP_REACH, (0.0, 2.0), behind).is_none());
     }
 
     #[test]
@@ -378,7 +380,7 @@ mod tests {
             vp,
             Vec3::Y,
             MAP_REACH,
-            2.0,
+            (0.0, 2.0),
             (Vec2::splat(-1e6), Vec2::splat(1e6)),
         )
         .unwrap();

@@ -14,6 +14,7 @@ use super::path::SkinningPath;
 use super::target::{FrameViews, Target};
 use super::timer::Timer;
 use crate::crowd::scene::{Placement, frame_pose, record};
+use crate::crowd::terrain::Terrain;
 use crate::crowd::{DrawRange, InstanceRecord};
 use crate::format::ThrongFile;
 
@@ -41,13 +42,26 @@ pub struct Stage {
 }
 
 impl Stage {
-    /// A stage for `renderer`'s passes: its format, its camera, light and shadows.
+    /// A stage for `renderer`'s passes (its format, its camera, light and shadows) on the
+    /// flat plaza.
     ///
     /// # Errors
     /// [`RenderError::Gpu`] when the ground's pipeline cannot be built for that format.
     pub fn new(gpu: &Gpu, renderer: &CrowdRenderer) -> Result<Self, RenderError> {
+        Self::with_terrain(gpu, renderer, Terrain::Flat)
+    }
+
+    /// [`Stage::new`] on the ground of `terrain`.
+    ///
+    /// # Errors
+    /// As [`Stage::new`].
+    pub fn with_terrain(
+        gpu: &Gpu,
+        renderer: &CrowdRenderer,
+        terrain: Terrain,
+    ) -> Result<Self, RenderError> {
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let ground = Ground::new(&gpu.device, renderer);
+        let ground = Ground::new(&gpu.device, renderer, terrain);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(RenderError::Gpu(format!(
                 "building the ground pipeline: {e}"
