@@ -1,5 +1,6 @@
 //! The egui panel: live statistics (frame time and its graph, the CPU split, GPU time,
-//! instances per LOD level, draw calls, backend, adapter, skinning path and why) and the
+//! instances per LOD level, draw calls, backend, adapter, skinning path and why, shadows,
+//! ground) and the
 //! controls (agents, LOD preset, distances and rates, skinning path, shadows, the view (shaded
 //! or motion vectors), backend restart, pause, time scale, LOD colours, freezing LOD, vsync).
 
@@ -122,6 +123,10 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
     ));
     let (shadows, why) = graphics.shadows(&scene.settings);
     ui.label(format!("shadows: {shadows} ({why})"));
+    ui.label(format!(
+        "ground: {} (--ground)",
+        scene.crowd.settings().terrain
+    ));
 }
 
 /// The frame-time graph: the last frames' times, with 16.7 and 33.3 ms lines.
