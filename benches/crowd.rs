@@ -194,7 +194,7 @@ fn main() {
                 seed: 1,
                 ..CrowdSettings::default()
             };
-            let mut crowd = Crowd::new(&file, &settings, policy.clone()).expect("crowd");
+            let mut crowd = Crowd::new(&file, &settings, policy.without_live()).expect("crowd");
             let half = crowd.plaza_half_size();
             let start = Instant::now();
             crowd.update(&file, DT, &orbit(half, 0)).expect("update");

@@ -106,9 +106,11 @@ fn main() -> Result<()> {
         count: AGENTS,
         ..CrowdSettings::default()
     };
+    // Its live tier is for the hybrid path (throng::hybrid); this program draws every agent
+    // from the bake.
     let policy = LodPresets::builtin()
         .get("balanced")
-        .cloned()
+        .map(|p| p.without_live())
         .unwrap_or_default();
     let crowd = Crowd::new(&file, &settings, policy)?;
     // 3. The program's window and event loop.

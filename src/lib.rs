@@ -117,6 +117,8 @@
 //!   record tables, the builder, and the validating memory-mapped reader.
 //! - [`crowd`]: agents, behaviour, LOD levels and update rates, culling, instance records
 //!   (pure CPU).
+//! - [`hybrid`]: the hybrid path's live tier: the nearest agents posed on the CPU each frame
+//!   from the bake's pose with foot IK on the ground, seamless handoffs, their measures.
 //! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
 //! - `app` (internal): the crowd demo of `throng demo`: a winit window with an egui panel, or a
 //!   headless picture. Programs of their own embed the renderer instead (above).
@@ -135,6 +137,7 @@ pub mod character;
 pub mod cli;
 pub mod crowd;
 pub mod format;
+pub mod hybrid;
 pub mod import;
 pub mod mesh;
 pub mod render;

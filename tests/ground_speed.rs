@@ -15,9 +15,9 @@ use throng::bake::measure::JointBoxes;
 use throng::bake::{
     AnimReport, BakeOptions, BakeReport, Recipe, Size, bake, feet_of, standing_height,
 };
+use throng::crowd::record::joint_rows;
 use throng::crowd::{FramePose, Playback};
 use throng::format::ThrongFile;
-use throng::render::cpu_skin::joint_rows;
 
 /// `model` baked bare (the recipe `throng bake MODEL.glb` uses), written and opened.
 fn bake_bare(model: &Path, tag: &str) -> (BakeReport, ThrongFile) {

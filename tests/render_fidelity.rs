@@ -44,6 +44,7 @@ fn render_motion(
         character: 0,
         level: 0,
         slots: 0..count,
+        live: false,
     }];
     let slot_agent: Vec<u32> = (0..count).collect();
     let mut out = Vec::new();

@@ -234,7 +234,7 @@ impl Scene {
             terrain: options.terrain,
             ..defaults
         };
-        let crowd = Crowd::new(&file, &settings, policy.clone())?;
+        let crowd = Crowd::new(&file, &settings, policy.without_live())?;
         let camera = OrbitCamera::overlooking(crowd.plaza_half_size(), size);
         let settings = Settings {
             count: options.count,
@@ -274,7 +274,7 @@ impl Scene {
             self.crowd.set_count(&self.file, s.count)?;
         }
         if s.policy != a.policy {
-            self.crowd.set_policy(s.policy.clone());
+            self.crowd.set_policy(s.policy.without_live());
         }
         if s.lod_colours != a.lod_colours {
             self.crowd.set_lod_colours(s.lod_colours);

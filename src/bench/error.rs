@@ -18,6 +18,9 @@ pub enum BenchError {
     /// The bake could not be read.
     #[error(transparent)]
     Format(#[from] crate::format::FormatError),
+    /// The hybrid path's live tier cannot pose the bake.
+    #[error(transparent)]
+    Hybrid(#[from] crate::hybrid::HybridError),
     /// The crowd could not be built.
     #[error(transparent)]
     Crowd(#[from] crate::crowd::CrowdError),

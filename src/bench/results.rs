@@ -116,6 +116,29 @@ pub struct CaseResult {
     pub shadows_quality: Option<Quality>,
     /// Why the case did not run, if it did not (e.g. a backend missing).
     pub skipped: Option<String>,
+    /// The live tier, on the `hybrid` path.
+    #[serde(default)]
+    pub hybrid: Option<HybridResult>,
+}
+
+/// What the `hybrid` path's live tier did over a case's measured frames.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HybridResult {
+    /// Agents in the live tier, median over frames.
+    pub live: f64,
+    /// Planted feet measured (one per foot per frame).
+    pub feet: usize,
+    /// p99 of the live agents' foot-ground error after IK, millimetres.
+    pub foot_live_p99_mm: f64,
+    /// p99 of the same feet's error in the bake's pose (what the `gpu` path draws),
+    /// millimetres.
+    pub foot_baked_p99_mm: f64,
+    /// Handoffs seen (agents joining or leaving the tier in view).
+    pub handoffs: usize,
+    /// p99 of the handoff jumps, % of the agent's height.
+    pub jump_p99: f64,
+    /// The largest handoff jump, % of the agent's height.
+    pub jump_max: f64,
 }
 
 /// The machine and software a report was measured on.
@@ -174,6 +197,9 @@ pub struct Settings {
     pub seed: u64,
     /// Simulated seconds per frame.
     pub dt: f32,
+    /// The ground the crowd stood on: `flat` or `relief`.
+    #[serde(default)]
+    pub ground: String,
 }
 
 /// A whole run.

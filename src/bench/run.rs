@@ -11,12 +11,14 @@ use glam::Vec3;
 use super::error::BenchError;
 use super::live::Live;
 use super::quality::delta_e;
-use super::results::{Adapter, Case, CaseResult, Quality, Report, Settings, Stat};
+use super::results::{Adapter, Case, CaseResult, HybridResult, Quality, Report, Settings, Stat};
 use crate::bake::Recipe;
+use crate::crowd::terrain::Terrain;
 use crate::crowd::{
     Crowd, CrowdSettings, InstanceRecord, LodPolicy, LodPresets, UpdateStats, View,
 };
 use crate::format::ThrongFile;
+use crate::hybrid::{LiveTier, quantile_abs};
 use crate::render::{
     BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, Gpu, PassFormat, PathLimits, PathRequest,
     Shadows, SkinningPath, Stage, Target, choose_path,
@@ -54,6 +56,9 @@ pub struct BenchOptions {
     /// Where to save each case's last frame as `BACKEND-PATH-LOD-SHADOWS-COUNT.png`, if
     /// anywhere.
     pub pictures: Option<PathBuf>,
+    /// The ground the crowd stands on (flat keeps runs comparable with earlier ones; the
+    /// hybrid path's foot IK has something to do on the relief).
+    pub ground: Terrain,
 }
 
 /// Simulated seconds per frame: the crowd advances at 60 frames a second whatever the
@@ -64,10 +69,28 @@ pub const DT: f32 = 1.0 / 60.0;
 /// looking at its middle, so agents are seen from a few metres to across the plaza (every LOD
 /// level), drifting east and back (the same path for every case).
 pub fn camera(half: f32, k: usize, aspect: f32) -> View {
+    camera_on(Terrain::Flat, half, k, aspect)
+}
+
+/// The camera of frame `k` on `ground`: on the flat plaza as [`camera`]; on the relief, a
+/// slow sweep over the terrace and its steps (the relief's features are within 12 m of the
+/// plaza's centre, far from the flat camera's near agents), so that the near agents the
+/// hybrid path evaluates live stand on them.
+pub fn camera_on(ground: Terrain, half: f32, k: usize, aspect: f32) -> View {
     let t = k as f32 * DT;
-    let height = (0.12 * half + 2.0).max(3.0);
-    let eye = Vec3::new(0.3 * half * (t * 0.3).sin(), height, 0.9 * half);
-    let target = Vec3::new(0.0, 0.0, 0.1 * half);
+    let (eye, target) = match ground {
+        Terrain::Flat => {
+            let height = (0.12 * half + 2.0).max(3.0);
+            (
+                Vec3::new(0.3 * half * (t * 0.3).sin(), height, 0.9 * half),
+                Vec3::new(0.0, 0.0, 0.1 * half),
+            )
+        }
+        Terrain::Relief => (
+            Vec3::new(8.0 + 10.0 * (t * 0.3).sin(), 6.0, 18.0),
+            Vec3::new(8.0, 0.3, 0.0),
+        ),
+    };
     let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);
     let proj = glam::camera::rh::proj::directx::perspective(
         60f32.to_radians(),
@@ -151,6 +174,7 @@ struct Samples {
     frame: Vec<f64>,
     drawn: Vec<f64>,
     stepped: Vec<f64>,
+    live_agents: Vec<f64>,
     timestamps: bool,
 }
 
@@ -158,8 +182,10 @@ struct Samples {
 struct FrameTimes {
     update: UpdateStats,
     stats: FrameStats,
-    /// Evaluating the live path's matrices.
+    /// Evaluating the live path's (or the hybrid path's live tier's) matrices.
     live: f64,
+    /// Agents the hybrid path's live tier posed.
+    live_agents: usize,
     /// Writing the live path's matrices.
     live_upload: f64,
     /// The whole frame.
@@ -187,6 +213,7 @@ impl Samples {
         self.frame.push(f.wall * 1e3);
         self.drawn.push(f.update.visible as f64);
         self.stepped.push(f.update.due as f64);
+        self.live_agents.push(f.live_agents as f64);
     }
 
     /// The case's result from its frames.
@@ -218,6 +245,7 @@ impl Samples {
             quality,
             shadows_quality,
             skipped: None,
+            hybrid: None,
         }
     }
 }
@@ -333,6 +361,7 @@ fn new_report(options: &BenchOptions) -> Report {
             size: options.size,
             seed: options.seed,
             dt: DT,
+            ground: options.ground.name().to_string(),
         },
         machine: super::machine::describe(),
         results: Vec::new(),
@@ -376,6 +405,7 @@ impl Runner<'_> {
                     Some(Err(e)) => Some(e.to_string()),
                     _ => None,
                 },
+                hybrid: LiveTier::new(self.file).err().map(|e| e.to_string()),
                 ..PathLimits::of(&gpu, self.file)
             },
             gpu,
@@ -417,7 +447,21 @@ impl Runner<'_> {
         let settings = CrowdSettings {
             count: case.instances,
             seed: options.seed,
+            terrain: options.ground,
             ..CrowdSettings::default()
+        };
+        // Only the hybrid path has a live tier; the others draw every agent baked.
+        let policy = if planned.path == SkinningPath::Hybrid {
+            policy
+        } else {
+            policy.without_live()
+        };
+        let mut tier = if planned.path == SkinningPath::Hybrid {
+            let mut tier = LiveTier::new(self.file)?;
+            tier.set_measuring(true);
+            Some(tier)
+        } else {
+            None
         };
         let mut crowd = Crowd::new(self.file, &settings, policy)?;
         let half = crowd.plaza_half_size();
@@ -426,13 +470,20 @@ impl Runner<'_> {
         device.renderer.set_shadows(planned.shadows);
         let mut s = Samples::default();
         for k in 0..options.warmup + options.frames {
-            let view = camera(half, k, aspect);
-            let times = self.frame(device, &mut crowd, planned.path, &view)?;
+            let view = camera_on(options.ground, half, k, aspect);
+            if k == options.warmup
+                && let Some(t) = tier.as_mut()
+            {
+                // Measure the measured frames only.
+                t.restart_measures();
+            }
+            let times = self.frame(device, &mut crowd, planned.path, &view, tier.as_mut())?;
             self.done(k + 1);
             if k >= options.warmup {
                 s.push(&times);
             }
         }
+        let live_median = Stat::of(&mut s.live_agents.clone()).median;
         let picture = device.target.read(&device.gpu)?;
         if let Some(dir) = &options.pictures {
             save_picture(dir, case, &picture)?;
@@ -455,7 +506,20 @@ impl Runner<'_> {
         if case.lod == "off" || case.shadows == off {
             self.references.push((case.clone(), picture));
         }
-        Ok(s.result(case, quality, shadows_quality))
+        let mut result = s.result(case, quality, shadows_quality);
+        if let Some(m) = tier.as_ref().and_then(|t| t.measures()) {
+            let mm = |v: &[f32]| f64::from(quantile_abs(v, 0.99)) * 1e3;
+            result.hybrid = Some(HybridResult {
+                live: live_median,
+                feet: m.live_errors.len(),
+                foot_live_p99_mm: mm(&m.live_errors),
+                foot_baked_p99_mm: mm(&m.baked_errors),
+                handoffs: m.jumps.len(),
+                jump_p99: f64::from(quantile_abs(&m.jumps, 0.99)),
+                jump_max: f64::from(quantile_abs(&m.jumps, 1.0)),
+            });
+        }
+        Ok(result)
     }
 
     /// One frame of a case: the crowd advanced, its changes (or, live, every visible agent's
@@ -466,11 +530,18 @@ impl Runner<'_> {
         crowd: &mut Crowd,
         path: SkinningPath,
         view: &View,
+        tier: Option<&mut LiveTier>,
     ) -> Result<FrameTimes, BenchError> {
         let file = self.file;
         let start = Instant::now();
         let update = crowd.update(file, DT, view)?;
-        let (mut live, mut live_upload) = (0.0, 0.0);
+        let (mut live, mut live_upload, mut live_agents) = (0.0, 0.0, 0);
+        if let Some(tier) = tier {
+            let stats = tier.evaluate(file, crowd, self.options.ground);
+            live = stats.seconds;
+            live_agents = stats.agents;
+            live_upload = device.renderer.upload_live(&device.gpu, tier.rows())?;
+        }
         let live_baseline = match (&self.live, path) {
             (Some(Ok(l)), SkinningPath::Live) => Some(l),
             _ => None,
@@ -541,6 +612,7 @@ impl Runner<'_> {
             update,
             stats,
             live,
+            live_agents,
             live_upload,
             wall: start.elapsed().as_secs_f64(),
         })
@@ -591,6 +663,7 @@ mod tests {
             seed: 1,
             command: String::new(),
             pictures: None,
+            ground: Terrain::Flat,
         };
         let cases = cases(&options);
         let names: Vec<(&str, &str)> = cases

@@ -12,6 +12,7 @@ use super::render::parse_size;
 use crate::app::lod_presets;
 use crate::bench::report::{CSV_FILE, table, write_all};
 use crate::bench::run::{BenchOptions, cases, run as run_bench};
+use crate::crowd::terrain::Terrain;
 use crate::format::ThrongFile;
 use crate::render::{BackendChoice, Shadows, SkinningPath, UnknownShadows};
 
@@ -25,7 +26,10 @@ culling, upload, CPU skinning, live evaluation), GPU time (timestamp queries, or
 around submit and wait where there are none) and the whole frame; median, p95 and p99. \
 Skinning paths: gpu (baked, vertex shader), cpu (baked, skinned on the CPU), live (every \
 visible agent evaluated through the animation pipeline each frame, matrices uploaded: the \
-baseline general engines use), static (the bind pose: the floor). Each LOD preset's last frame \
+baseline general engines use), static (the bind pose: the floor), hybrid (gpu, plus a live tier: \
+the preset's live_max nearest agents within live_distance posed on the CPU with foot IK on the \
+ground; the table's \"live tier\" block gives their foot-ground error against the bake's pose \
+for the same feet, and the jumps at handoffs). Each LOD preset's last frame \
 is compared with the `off` preset's under the same shadows (mean and p99 CIE76 ΔE). Shadows: \
 off, blob (a contact shadow under each agent), map (a sun shadow map for near agents, blobs \
 beyond); each one's frame time and last frame are compared with shadows `off` under the same \
@@ -35,7 +39,8 @@ cost.\n\
 Writes DIR/results.csv, DIR/results.json, DIR/frame_time.png, DIR/lod_quality.png, and each \
 case's last frame in DIR/pictures/ as BACKEND-SKINNING-LOD-SHADOWS-COUNT.png.\n\
 Examples:\n  throng bench --instances 1000,10000 --backend vulkan,gl --out bench-out\n  \
-throng bench --shadows off,blob,map --skinning gpu --lod off   the cost of shadows"
+throng bench --shadows off,blob,map --skinning gpu --lod off   the cost of shadows\n  \
+throng bench --ground relief --skinning gpu,hybrid --lod balanced --instances 10000   the live tier"
 )]
 pub struct Args {
     /// The baked file (default: the default bake, baked first if missing or out of date:
@@ -56,7 +61,7 @@ pub struct Args {
     /// LOD presets, comma-separated (`off` runs first: the others are compared with it).
     #[arg(long, value_delimiter = ',', default_value = "off,balanced,aggressive")]
     lod: Vec<String>,
-    /// Skinning paths, comma-separated: gpu, cpu, live, static.
+    /// Skinning paths, comma-separated: gpu, cpu, live, static, hybrid.
     #[arg(long, value_delimiter = ',', default_value = "gpu,cpu,live,static")]
     skinning: Vec<String>,
     /// Shadows, comma-separated: off, blob, map (`off` runs first: the others are compared
@@ -78,6 +83,10 @@ pub struct Args {
     /// Seed of the crowd.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The ground: flat (comparable with runs from before the relief) or relief (slopes, a
+    /// terrace with steps, a ramp: what the hybrid path's foot IK is for).
+    #[arg(long, value_name = "flat|relief", default_value = "flat")]
+    ground: Terrain,
     /// Folder for results.csv, results.json and the plots.
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
@@ -169,6 +178,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         seed: args.seed,
         command: std::env::args().collect::<Vec<_>>().join(" "),
         pictures: Some(args.out.join("pictures")),
+        ground: args.ground,
     };
     let total_cases = cases(&options).len();
     let per_case = (options.frames + options.warmup) as u64;

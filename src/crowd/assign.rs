@@ -14,7 +14,7 @@ use super::schedule::Schedule;
 use super::settings::View;
 
 /// What culling, LOD levels and the grid read of an agent, kept beside the agents in slot
-/// order: 28 bytes instead of a whole agent for the passes over everyone each frame. A step
+/// order: 32 bytes instead of a whole agent for the passes over everyone each frame. A step
 /// rewrites its agent's.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Hot {
@@ -29,9 +29,15 @@ pub(crate) struct Hot {
     pub(crate) scale: f32,
     /// Character index.
     pub(crate) character: u32,
-    /// LOD level by distance, as last assigned.
+    /// LOD level by distance, as last assigned; [`LIVE_LEVEL`] in the live tier.
     pub(crate) level: u8,
+    /// How far into the live tier it is, 0 to 1: rises from 0 as it joins, falls to 0 before
+    /// it leaves (see `population::live`).
+    pub(crate) blend: f32,
 }
+
+/// The [`Hot::level`] of an agent in the live tier (drawn with LOD 0's mesh).
+pub(crate) const LIVE_LEVEL: u8 = u8::MAX;
 
 impl Hot {
     /// What culling and LOD levels read of `agent`, bounds grown by `margin` metres, at
@@ -46,6 +52,7 @@ impl Hot {
             scale: agent.scale,
             character: agent.character,
             level,
+            blend: 0.0,
         }
     }
 }

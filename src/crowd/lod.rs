@@ -16,6 +16,11 @@ pub const MAX_LEVELS: usize = 16;
 /// Largest update rate (every n-th frame) a policy may ask for: one update a second at 64 fps.
 pub const MAX_RATE: u32 = 64;
 
+/// Most agents a live tier may hold ([`LodPolicy::live_max`]): live evaluation costs
+/// microseconds per agent where a baked one costs nanoseconds, so a tier is for the few
+/// nearest agents, not a crowd.
+pub const MAX_LIVE: u32 = 4096;
+
 /// The built-in presets file.
 const BUILTIN: &str = include_str!("../../assets/lod.toml");
 
@@ -35,6 +40,15 @@ pub struct LodPolicy {
     /// Whether agents outside the view are culled. When false every agent is drawn, at the
     /// level its distance gives.
     pub culling: bool,
+    /// The live tier: at most this many visible agents (the nearest ones within
+    /// `live_distance`) are evaluated on the CPU every frame, with foot IK on the ground, on
+    /// the hybrid skinning path. 0..=[`MAX_LIVE`]; 0 (the default) means no live tier.
+    #[serde(default)]
+    pub live_max: u32,
+    /// Metres from the camera within which agents may join the live tier (divided by the
+    /// agent's scale, as `distances` are): positive where `live_max` is not 0. Default 0.
+    #[serde(default)]
+    pub live_distance: f32,
 }
 
 impl Default for LodPolicy {
@@ -45,6 +59,8 @@ impl Default for LodPolicy {
             rates: vec![1],
             offscreen_rate: 1,
             culling: true,
+            live_max: 0,
+            live_distance: 0.0,
         }
     }
 }
@@ -84,6 +100,15 @@ impl LodPolicy {
             .copied()
             .unwrap_or(1)
             .clamp(1, MAX_RATE)
+    }
+
+    /// This policy without its live tier: every agent baked (what every skinning path but the
+    /// hybrid one draws).
+    pub fn without_live(&self) -> Self {
+        Self {
+            live_max: 0,
+            ..self.clone()
+        }
     }
 
     /// The update rate of culled agents, clamped to 1..=[`MAX_RATE`].
@@ -159,6 +184,26 @@ impl LodPolicy {
                 format!(
                     "{} is not an update rate in 1..={MAX_RATE} (every n-th frame)",
                     self.offscreen_rate
+                ),
+            ));
+        }
+        if self.live_max > MAX_LIVE {
+            return Err(bad(
+                "live_max",
+                format!(
+                    "{} agents; a live tier holds at most {MAX_LIVE} (0 = none)",
+                    self.live_max
+                ),
+            ));
+        }
+        if !(self.live_distance.is_finite() && self.live_distance >= 0.0)
+            || (self.live_max > 0 && self.live_distance <= 0.0)
+        {
+            return Err(bad(
+                "live_distance",
+                format!(
+                    "{} is not a positive number of metres (needed with live_max {})",
+                    self.live_distance, self.live_max
                 ),
             ));
         }
@@ -263,7 +308,8 @@ fn policy_of(table: &toml::Table, file: &str, name: &str) -> Result<LodPolicy, C
         if let Some(rest) = message.split(kind).nth(1)
             && let Some(key) = rest.split('`').next()
         {
-            let known = "distances, rates, offscreen_rate, culling";
+            let known =
+                "distances, rates, offscreen_rate, culling, and optionally live_max, live_distance";
             return Err(bad(key, format!("{what} (the keys are {known})")));
         }
     }
@@ -272,12 +318,20 @@ fn policy_of(table: &toml::Table, file: &str, name: &str) -> Result<LodPolicy, C
         let result = match key {
             "distances" => Vec::<f32>::deserialize(v).map(drop),
             "rates" => Vec::<u32>::deserialize(v).map(drop),
-            "offscreen_rate" => u32::deserialize(v).map(drop),
+            "offscreen_rate" | "live_max" => u32::deserialize(v).map(drop),
+            "live_distance" => f32::deserialize(v).map(drop),
             _ => bool::deserialize(v).map(drop),
         };
         result.err().map(|e| e.to_string().trim_end().to_string())
     };
-    for key in ["distances", "rates", "offscreen_rate", "culling"] {
+    for key in [
+        "distances",
+        "rates",
+        "offscreen_rate",
+        "culling",
+        "live_max",
+        "live_distance",
+    ] {
         if let Some(what) = field_error(key) {
             return Err(bad(key, what));
         }

@@ -10,6 +10,9 @@
 //! its size (rayon itself allocates a block per 63 jobs handed to its pool: about one per 15
 //! frames at 100,000 agents).
 
+mod live;
+
+pub use live::LIVE_BLEND_SECONDS;
 mod update;
 
 use std::ops::Range;
@@ -29,7 +32,8 @@ use super::settings::{CrowdSettings, MAX_AGENTS, View};
 use crate::format::ThrongFile;
 
 /// Tints of LOD levels 0, 1, 2... when [`Crowd::set_lod_colours`] is on: green, yellow, red,
-/// blue, then magenta, cyan, orange, white (repeating).
+/// blue, then magenta, cyan, orange, light grey (repeating). The live tier is
+/// [`LIVE_COLOUR`].
 pub const LOD_COLOURS: [[u8; 4]; 8] = [
     [60, 200, 80, 255],
     [235, 210, 50, 255],
@@ -38,8 +42,11 @@ pub const LOD_COLOURS: [[u8; 4]; 8] = [
     [200, 70, 200, 255],
     [60, 210, 210, 255],
     [240, 140, 40, 255],
-    [240, 240, 240, 255],
+    [190, 190, 190, 255],
 ];
+
+/// The tint of agents in the live tier when [`Crowd::set_lod_colours`] is on: white.
+pub const LIVE_COLOUR: [u8; 4] = [255, 255, 255, 255];
 
 /// Where the file a crowd was made from is told apart from another: counts of characters,
 /// animations and texels.
@@ -71,6 +78,10 @@ pub struct Crowd {
     half: f32,
     /// Agents in slot order, as their records: a due run is a contiguous slice of both.
     agents: Vec<Agent>,
+    /// Scratch of the live tier's choice: `(distance² / scale², slot)` of the candidates.
+    live_candidates: Vec<(f32, u32)>,
+    /// Scratch of the live tier's choice: one bit per slot wanted in it.
+    live_bits: Vec<u64>,
     /// Per slot: what culling and LOD levels read of its agent.
     hot: Vec<Hot>,
     /// Per slot, scratch: the group its agent belongs in this frame.
@@ -119,6 +130,8 @@ impl Crowd {
             hot: Vec::new(),
             want: Vec::new(),
             moves: Vec::new(),
+            live_candidates: Vec::new(),
+            live_bits: Vec::new(),
             records: Vec::new(),
             schedule: Schedule::new(),
             grid: Grid::with_parallel_min(settings.parallel_min),
@@ -323,6 +336,33 @@ impl Crowd {
         self.schedule.dirty()
     }
 
+    /// The records of `slots` to rewrite (the hybrid path points its live agents' at the
+    /// matrices it evaluated), with the agents in them; `slots` are marked dirty. Empty where
+    /// `slots` reaches past the crowd.
+    pub fn records_mut(&mut self, slots: Range<u32>) -> (&[Agent], &mut [InstanceRecord]) {
+        let r = slots.start as usize..slots.end as usize;
+        if r.end > self.records.len() || r.start > r.end {
+            return (&[], &mut []);
+        }
+        self.schedule.mark_dirty(slots);
+        self.schedule.refresh();
+        (&self.agents[r.clone()], &mut self.records[r])
+    }
+
+    /// How far into the live tier the agent in `slot` is, 0 to 1: 0 outside it and on the
+    /// frame it joins, rising to 1 over
+    /// [`LIVE_BLEND_SECONDS`], falling to 0 before it leaves.
+    /// The hybrid path scales its IK by it, so that handoffs show the bake's pose.
+    pub fn live_blend(&self, slot: u32) -> f32 {
+        self.hot.get(slot as usize).map_or(0.0, |h| {
+            if h.level == super::assign::LIVE_LEVEL {
+                h.blend
+            } else {
+                0.0
+            }
+        })
+    }
+
     /// Forgets the changes: call after uploading [`Crowd::dirty`].
     pub fn clear_dirty(&mut self) {
         self.schedule.clear_dirty();
@@ -397,7 +437,9 @@ impl Crowd {
 /// The tint an agent's record shows: its own colour, or its LOD level's.
 #[inline]
 fn tint_of(agent: &Agent, level: u8, lod_colours: bool) -> [u8; 4] {
-    if lod_colours {
+    if lod_colours && level == super::assign::LIVE_LEVEL {
+        LIVE_COLOUR
+    } else if lod_colours {
         LOD_COLOURS[level as usize % LOD_COLOURS.len()]
     } else {
         agent.tint

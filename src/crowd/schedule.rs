@@ -27,20 +27,27 @@ pub const DIRTY_GAP: u32 = 16;
 pub struct DrawRange {
     /// Character index in the bake.
     pub character: u32,
-    /// LOD level (a mesh level the bake has).
+    /// LOD level (a mesh level the bake has; 0 for the live tier).
     pub level: u32,
     /// The slots, non-empty.
     pub slots: Range<u32>,
+    /// Whether these are the character's live-tier agents (see [`LodPolicy::live_max`]):
+    /// drawn at LOD 0 from joint matrices evaluated on the CPU this frame on the hybrid
+    /// path, from the bake like the rest on every other path.
+    pub live: bool,
 }
 
 /// Slots, buckets and groups of a crowd's agents (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct Schedule {
-    /// Per character: its first group.
+    /// Per character: its first group, and how many LOD groups it has (its live group, if
+    /// any, follows them).
     char_group: Vec<u32>,
-    /// Per visible group: its character and level.
+    char_lods: Vec<u32>,
+    /// Per visible group: its character and level, and whether it is a live tier.
     group_char: Vec<u32>,
     group_level: Vec<u32>,
+    group_live: Vec<bool>,
     /// Per group (visible groups, then the culled group): update rate.
     group_rate: Vec<u32>,
     /// Per group, its first bucket; one more entry: the bucket count.
@@ -67,21 +74,33 @@ impl Schedule {
     }
 
     /// Lays out the groups for characters with `levels` LOD levels each (at least 1 is used)
-    /// under `policy` (a character gets `min(levels, policy.levels())` groups), and places
+    /// under `policy` (a character gets `min(levels, policy.levels())` LOD groups, then a live
+    /// group updated every frame where the policy has a live tier), and places
     /// agent `a` in group `groups[a]` (see [`Schedule::group_of`], [`Schedule::culled_group`];
     /// an index past the groups means culled). Within a group, agents in index order take the
     /// phases in turn, so every group starts balanced. Every slot is marked dirty.
     pub fn rebuild(&mut self, levels: &[u32], policy: &LodPolicy, groups: &[u32]) {
         self.char_group.clear();
+        self.char_lods.clear();
         self.group_char.clear();
         self.group_level.clear();
+        self.group_live.clear();
         self.group_rate.clear();
         for (c, &n) in levels.iter().enumerate() {
             self.char_group.push(self.group_char.len() as u32);
-            for l in 0..n.clamp(1, policy.levels()) {
+            let lods = n.clamp(1, policy.levels());
+            self.char_lods.push(lods);
+            for l in 0..lods {
                 self.group_char.push(c as u32);
                 self.group_level.push(l);
+                self.group_live.push(false);
                 self.group_rate.push(policy.rate_of(l));
+            }
+            if policy.live_max > 0 {
+                self.group_char.push(c as u32);
+                self.group_level.push(0);
+                self.group_live.push(true);
+                self.group_rate.push(1);
             }
         }
         self.group_rate.push(policy.offscreen());
@@ -148,32 +167,36 @@ impl Schedule {
     /// The group of `character` at LOD `level` (a level past the character's last group is
     /// clamped to it). Characters past the layout go to the culled group.
     pub fn group_of(&self, character: u32, level: u32) -> u32 {
-        let Some(&first) = self.char_group.get(character as usize) else {
+        let groups = self.character_groups(character);
+        if groups.is_empty() {
             return self.culled_group();
-        };
-        let end = self
-            .char_group
-            .get(character as usize + 1)
-            .copied()
-            .unwrap_or(self.culled_group());
-        (first + level).min(end - 1)
+        }
+        (groups.start + level).min(groups.end - 1)
     }
 
-    /// The visible groups of `character`: LOD 0 first (empty past the layout's characters).
+    /// The LOD groups of `character`: LOD 0 first (empty past the layout's characters). Its
+    /// live group is not among them ([`Schedule::live_group`]).
     #[inline]
     pub fn character_groups(&self, character: u32) -> Range<u32> {
         let c = character as usize;
-        match self.char_group.get(c) {
-            Some(&first) => {
-                first
-                    ..self
-                        .char_group
-                        .get(c + 1)
-                        .copied()
-                        .unwrap_or(self.culled_group())
-            }
-            None => 0..0,
+        match (self.char_group.get(c), self.char_lods.get(c)) {
+            (Some(&first), Some(&lods)) => first..first + lods,
+            _ => 0..0,
         }
+    }
+
+    /// The live group of `character`, where the policy has a live tier.
+    #[inline]
+    pub fn live_group(&self, character: u32) -> Option<u32> {
+        let g = self.character_groups(character).end;
+        self.group_live.get(g as usize).filter(|&&live| live)?;
+        (self.group_char.get(g as usize) == Some(&character)).then_some(g)
+    }
+
+    /// Whether group `g` is a live group.
+    #[inline]
+    pub fn is_live_group(&self, g: u32) -> bool {
+        self.group_live.get(g as usize).copied().unwrap_or(false)
     }
 
     /// The group of culled agents (after every visible group).
@@ -384,6 +407,7 @@ impl Schedule {
                     character: self.group_char[g as usize],
                     level: self.group_level[g as usize],
                     slots,
+                    live: self.group_live[g as usize],
                 });
             }
         }
@@ -458,6 +482,8 @@ mod tests {
             rates: vec![1, 2, 4],
             offscreen_rate: 8,
             culling: true,
+            live_max: 0,
+            live_distance: 0.0,
         }
     }
 

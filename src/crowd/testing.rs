@@ -240,9 +240,12 @@ pub fn file() -> ThrongFile {
     synthetic_file(&[standard_anims(), standard_anims()], 3)
 }
 
-/// The built-in `balanced` LOD preset.
+/// The built-in `balanced` LOD preset without its live tier (every agent baked).
 pub fn balanced() -> LodPolicy {
-    LodPresets::builtin().get("balanced").unwrap().clone()
+    LodPresets::builtin()
+        .get("balanced")
+        .unwrap()
+        .without_live()
 }
 
 /// A camera `k` frames into an orbit around a plaza of half-size `half`, above it and

@@ -8,8 +8,9 @@ use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 use crate::crowd::FramePose;
+use crate::crowd::record::joint_rows;
+use crate::format::Texels;
 use crate::format::records::VertexRecord;
-use crate::format::{TEXELS_PER_MATRIX, Texels};
 
 /// A skinned vertex in model space, as the fallback's vertex buffer holds it (32 bytes).
 #[repr(C)]
@@ -21,62 +22,6 @@ pub struct SkinnedVertex {
     pub normal: [f32; 3],
     /// Texture coordinate.
     pub uv: [f32; 2],
-}
-
-type Rows = [Vec4; 3];
-
-/// The rows of matrix `base + joint` (texels `3 (base + joint)` to `+ 2`). f16 texels are
-/// converted 12 values at a time (F16C where the CPU has it), as the GPU's sampler would.
-#[inline]
-fn rows_at(t: &Texels, base: u32, joint: u32) -> Rows {
-    let i = (base as usize + joint as usize) * TEXELS_PER_MATRIX as usize;
-    match t {
-        Texels::F32(v) => [
-            Vec4::from_array(v[i]),
-            Vec4::from_array(v[i + 1]),
-            Vec4::from_array(v[i + 2]),
-        ],
-        Texels::F16(v) => {
-            use half::slice::{HalfBitsSliceExt as _, HalfFloatSliceExt as _};
-            let bits: [u16; 12] = bytemuck::cast([v[i], v[i + 1], v[i + 2]]);
-            let mut out = [0.0f32; 12];
-            bits.reinterpret_cast::<half::f16>()
-                .convert_to_f32_slice(&mut out);
-            [
-                Vec4::from_slice(&out[0..4]),
-                Vec4::from_slice(&out[4..8]),
-                Vec4::from_slice(&out[8..12]),
-            ]
-        }
-    }
-}
-
-/// WGSL's `mix`: `a × (1 − t) + b × t`.
-#[inline]
-fn mix(a: Vec4, b: Vec4, t: f32) -> Vec4 {
-    a * (1.0 - t) + b * t
-}
-
-#[inline]
-fn mix_rows(a: Rows, b: Rows, t: f32) -> Rows {
-    [mix(a[0], b[0], t), mix(a[1], b[1], t), mix(a[2], b[2], t)]
-}
-
-/// Joint `joint`'s matrix rows for `pose`, as `joint_rows` in skinning.wgsl.
-#[inline]
-pub fn joint_rows(t: &Texels, pose: &FramePose, joint: u32) -> Rows {
-    let mut a = rows_at(t, pose.a0, joint);
-    if pose.aw > 0.0 {
-        a = mix_rows(a, rows_at(t, pose.a1, joint), pose.aw);
-    }
-    if pose.fade > 0.0 {
-        let mut b = rows_at(t, pose.b0, joint);
-        if pose.bw > 0.0 {
-            b = mix_rows(b, rows_at(t, pose.b1, joint), pose.bw);
-        }
-        a = mix_rows(a, b, pose.fade);
-    }
-    a
 }
 
 /// Skins one vertex for `pose`, as `skin` in skinning.wgsl: model-space position and unit

@@ -327,7 +327,8 @@ impl CrowdRenderer {
 
     /// Writes joint matrices evaluated on the CPU for the live path: `rows` holds three texels
     /// (the rows of a 3x4 matrix) per matrix, linearly, as the bake's texels; an instance
-    /// drawn on [`SkinningPath::Live`] names its first matrix in its record's frame bases.
+    /// drawn on [`SkinningPath::Live`] (or in a live range on [`SkinningPath::Hybrid`]) names
+    /// its first matrix in its record's frame bases.
     /// Returns the seconds the write took.
     ///
     /// # Errors
@@ -442,7 +443,9 @@ impl CrowdRenderer {
             }
             (SkinningPath::Static, _) => None,
             (SkinningPath::Live, Some(live)) => Some(&live.group),
-            (SkinningPath::Gpu | SkinningPath::Live, _) => Some(&self.texels.group),
+            (SkinningPath::Gpu | SkinningPath::Live | SkinningPath::Hybrid, _) => {
+                Some(&self.texels.group)
+            }
         };
         match texels {
             Some(texels) => {
@@ -451,8 +454,17 @@ impl CrowdRenderer {
             }
             None => pass.set_pipeline(bind),
         }
+        // On the hybrid path, live ranges read the live matrices (bound for them, and the
+        // bake's again after).
+        let hybrid_live = match (path, &self.live) {
+            (SkinningPath::Hybrid, Some(live)) => Some(&live.group),
+            _ => None,
+        };
         let mut draws = 0;
         for d in frame.draws {
+            if let (Some(live), true) = (hybrid_live, d.live) {
+                pass.set_bind_group(0, live, &[]);
+            }
             for &(mi, _) in self.meshes.parts_of(d.character, d.level) {
                 let m = &self.meshes.meshes[mi];
                 pass.set_bind_group(2, &m.material, &[]);
@@ -460,6 +472,9 @@ impl CrowdRenderer {
                 pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..m.index_count, 0, d.slots.clone());
                 draws += 1;
+            }
+            if let (Some(_), true, Some(texels)) = (hybrid_live, d.live, texels) {
+                pass.set_bind_group(0, texels, &[]);
             }
         }
         draws

@@ -24,13 +24,18 @@ pub enum SkinningPath {
     /// No skinning: the bind pose drawn instanced (the floor `throng bench` measures
     /// animation cost against).
     Static,
+    /// The GPU path for the crowd, plus a live tier: its nearest agents (the LOD policy's
+    /// `live_max` within `live_distance`) posed on the CPU with foot IK on the ground
+    /// ([`crate::hybrid::LiveTier`]), written with [`super::CrowdRenderer::upload_live`] and
+    /// drawn from there as one more draw range per character.
+    Hybrid,
 }
 
 impl SkinningPath {
     /// Every path, in the order `throng bench` lists them.
-    pub const ALL: [Self; 4] = [Self::Gpu, Self::Cpu, Self::Live, Self::Static];
+    pub const ALL: [Self; 5] = [Self::Gpu, Self::Cpu, Self::Live, Self::Static, Self::Hybrid];
 
-    /// Its name: `gpu`, `cpu`, `live` or `static` (the spelling of `--skinning` and of the
+    /// Its name: `gpu`, `cpu`, `live`, `static` or `hybrid` (the spelling of `--skinning` and of the
     /// bench report's column).
     pub fn name(self) -> &'static str {
         match self {
@@ -38,6 +43,7 @@ impl SkinningPath {
             Self::Cpu => "cpu",
             Self::Live => "live",
             Self::Static => "static",
+            Self::Hybrid => "hybrid",
         }
     }
 
@@ -55,7 +61,7 @@ impl fmt::Display for SkinningPath {
 
 /// A name that is not a skinning path.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("no skinning path '{0}' (there are: gpu, cpu, live, static)")]
+#[error("no skinning path '{0}' (there are: gpu, cpu, live, static, hybrid)")]
 pub struct UnknownPath(pub String);
 
 impl FromStr for SkinningPath {
@@ -112,6 +118,8 @@ pub struct PathLimits {
     pub cpu: Option<String>,
     /// Why the live path has nothing to evaluate (e.g. no characters to load).
     pub live: Option<String>,
+    /// Why the hybrid path's live tier cannot pose the bake's characters.
+    pub hybrid: Option<String>,
 }
 
 impl PathLimits {
@@ -129,6 +137,7 @@ impl PathLimits {
             SkinningPath::Gpu => self.gpu.as_deref(),
             SkinningPath::Cpu => self.cpu.as_deref(),
             SkinningPath::Live => self.gpu.as_deref().or(self.live.as_deref()),
+            SkinningPath::Hybrid => self.gpu.as_deref().or(self.hybrid.as_deref()),
             SkinningPath::Static => None,
         }
     }
@@ -242,6 +251,7 @@ mod tests {
             gpu: gpu.map(str::to_string),
             cpu: cpu.map(str::to_string),
             live: None,
+            hybrid: None,
         }
     }
 
@@ -252,7 +262,7 @@ mod tests {
         }
         assert_eq!(
             "magic".parse::<SkinningPath>().unwrap_err().to_string(),
-            "no skinning path 'magic' (there are: gpu, cpu, live, static)"
+            "no skinning path 'magic' (there are: gpu, cpu, live, static, hybrid)"
         );
     }
 

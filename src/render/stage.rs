@@ -226,6 +226,7 @@ impl Stage {
                     character: agent.character,
                     level: scene.lod,
                     slots: k..k + 1,
+                    live: false,
                 }),
             }
         }

@@ -52,6 +52,7 @@ pub(super) fn case(
         quality: None,
         shadows_quality: None,
         skipped: None,
+        hybrid: None,
     }
 }
 
@@ -116,6 +117,7 @@ pub(super) fn sample() -> Report {
             size: (1280, 720),
             seed: 7,
             dt: 1.0 / 60.0,
+            ground: "flat".into(),
         },
         machine: Machine {
             cpu: "Test CPU @ 3.0GHz".to_string(),

@@ -24,6 +24,7 @@ mod chart;
 mod files;
 #[cfg(test)]
 mod fixtures;
+mod hybrid;
 mod plot;
 mod table;
 

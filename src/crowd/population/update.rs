@@ -47,7 +47,7 @@ impl Crowd {
         // (b) Culling, LOD levels, bucket moves. (Before the grid: ids in the grid are slots.)
         let lod_start = Instant::now();
         if !self.frozen {
-            self.assign_levels(view);
+            self.assign_levels(view, dt);
         }
         let lod_seconds = lod_start.elapsed().as_secs_f64();
 
@@ -77,7 +77,7 @@ impl Crowd {
 
     /// Culls and picks every agent's LOD level for `view` and moves the agents whose group
     /// changed, evening out the phases after.
-    fn assign_levels(&mut self, view: &View) {
+    fn assign_levels(&mut self, view: &View, dt: f32) {
         if self.assign_view.is_none() {
             // The first view: everyone leaves LOD 0 for their own group at once. Placing
             // everyone anew is cheaper than moving nearly all of them one by one.
@@ -91,6 +91,9 @@ impl Crowd {
             parallel_min: self.settings.parallel_min.max(1),
         };
         assigner.assign(&mut self.hot, &mut self.want, Some(view));
+        if self.policy.live_max > 0 {
+            self.select_live(view, dt);
+        }
         self.assign_view = Some(*view);
         // Who moves, found group by group before anyone does.
         self.moves.clear();
@@ -169,7 +172,10 @@ impl Crowd {
             &u32,
         )| {
             step(agent, away[*at as usize], &ctx);
-            *hot = Hot::of(ctx.palette, agent, margin, hot.level);
+            *hot = Hot {
+                blend: hot.blend,
+                ..Hot::of(ctx.palette, agent, margin, hot.level)
+            };
             *record = record_of(file, agent, hot.level, colours);
         };
         let due: usize = self.due_runs.iter().map(|r| r.len()).sum();
