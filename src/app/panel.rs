@@ -7,7 +7,7 @@
 use egui::{Color32, RichText};
 
 use super::scene::{Graphics, MAX_AGENTS, Picture, Scene, SkinningChoice, shadows_choice};
-use crate::crowd::LOD_COLOURS;
+use crate::crowd::{LIVE_COLOUR, LOD_COLOURS};
 use crate::render::BackendChoice;
 use crate::render::Shadows;
 
@@ -77,6 +77,10 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
         ui.label("CPU skinning");
         ui.label(ms(r.render.cpu_skin_seconds));
         ui.end_row();
+        ui.label("CPU: live tier")
+            .on_hover_text("posing the hybrid path's live agents with foot IK");
+        ui.label(ms(r.live.seconds));
+        ui.end_row();
         ui.label("GPU: crowd pass");
         ui.label(r.render.gpu_seconds.map_or("no timestamps".into(), ms));
         ui.end_row();
@@ -103,6 +107,11 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
             ui.label(n.to_string());
             ui.end_row();
         }
+        let c = LIVE_COLOUR;
+        ui.label(RichText::new("live (in LOD 0)").color(Color32::from_rgb(c[0], c[1], c[2])))
+            .on_hover_text("agents the hybrid path posed live this frame (white in LOD colours)");
+        ui.label(r.live.agents.to_string());
+        ui.end_row();
         ui.label("updated this frame");
         ui.label(u.due.to_string());
         ui.end_row();
@@ -265,6 +274,11 @@ fn controls(
         ui.radio_value(&mut s.skinning, SkinningChoice::Auto, "auto");
         ui.radio_value(&mut s.skinning, SkinningChoice::Gpu, "GPU");
         ui.radio_value(&mut s.skinning, SkinningChoice::Cpu, "CPU");
+        ui.radio_value(&mut s.skinning, SkinningChoice::Hybrid, "hybrid")
+            .on_hover_text(
+                "the GPU path plus a live tier: the LOD preset's nearest agents (live_max within \
+                 live_distance) posed on the CPU each frame with foot IK on the ground",
+            );
     });
     // Shadows: `auto` is the device's default, named.
     ui.horizontal(|ui| {

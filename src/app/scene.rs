@@ -13,6 +13,7 @@ use super::camera::{OrbitCamera, size_scale};
 use crate::crowd::terrain::Terrain;
 use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, View};
 use crate::format::ThrongFile;
+use crate::hybrid::{LiveStats, LiveTier};
 use crate::render::{
     Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu, MotionView,
     PassFormat, PathLimits, PathReason, PathRequest, RendererOptions, Shadows, SkinningPath, Stage,
@@ -28,6 +29,9 @@ pub enum SkinningChoice {
     Gpu,
     /// The CPU path (falls back to GPU skinning, saying why, if it cannot hold the crowd).
     Cpu,
+    /// The GPU path plus the LOD preset's live tier (falls back to the GPU path, saying why,
+    /// where the bake's characters cannot be posed live).
+    Hybrid,
 }
 
 /// What the demo's picture shows.
@@ -85,6 +89,11 @@ pub struct DemoOptions {
     pub vsync: bool,
     /// Put a hat on every character's `head` joint (where it has one).
     pub hats: bool,
+    /// Tint agents by LOD level from the start.
+    pub lod_colours: bool,
+    /// Start the camera looking at this point (metres) from the south, this far away
+    /// (metres); `None`: over the plaza ([`OrbitCamera::overlooking`]).
+    pub look_at: Option<(glam::Vec3, f32)>,
 }
 
 /// The most agents the panel offers, and the most `throng demo --count` and
@@ -166,6 +175,8 @@ pub struct FrameReport {
     pub update: UpdateStats,
     /// The renderer's part (uploads, CPU skinning, submit, GPU time).
     pub render: FrameStats,
+    /// The hybrid path's live tier (zero on other paths).
+    pub live: LiveStats,
 }
 
 /// Frame times kept for the graph.
@@ -191,6 +202,8 @@ pub struct Scene {
     pub history: VecDeque<f32>,
     /// Props on joints, for the renderer.
     pub attachments: Vec<Attachment>,
+    /// The hybrid path's live tier, or why the bake's characters cannot be posed live.
+    pub live: Result<LiveTier, String>,
     last_frame: Option<Instant>,
 }
 
@@ -234,8 +247,15 @@ impl Scene {
             terrain: options.terrain,
             ..defaults
         };
-        let crowd = Crowd::new(&file, &settings, policy.without_live())?;
-        let camera = OrbitCamera::overlooking(crowd.plaza_half_size(), size);
+        let live_policy = policy_for(&policy, options.skinning);
+        let mut crowd = Crowd::new(&file, &settings, live_policy)?;
+        crowd.set_lod_colours(options.lod_colours);
+        let live = LiveTier::new(&file).map_err(|e| e.to_string());
+        let mut camera = OrbitCamera::overlooking(crowd.plaza_half_size(), size);
+        if let Some((target, distance)) = options.look_at {
+            camera.target = target;
+            camera.distance = distance.clamp(1.0, 5000.0);
+        }
         let settings = Settings {
             count: options.count,
             preset: options.lod.clone(),
@@ -245,7 +265,7 @@ impl Scene {
             picture: options.picture,
             paused: false,
             time_scale: 1.0,
-            lod_colours: false,
+            lod_colours: options.lod_colours,
             freeze_lod: false,
             vsync: options.vsync,
             backend: options.backend,
@@ -260,6 +280,7 @@ impl Scene {
             last: FrameReport::default(),
             history: VecDeque::with_capacity(HISTORY),
             attachments,
+            live,
             last_frame: None,
         })
     }
@@ -273,8 +294,8 @@ impl Scene {
         if s.count != a.count {
             self.crowd.set_count(&self.file, s.count)?;
         }
-        if s.policy != a.policy {
-            self.crowd.set_policy(s.policy.without_live());
+        if s.policy != a.policy || s.skinning != a.skinning {
+            self.crowd.set_policy(policy_for(&s.policy, s.skinning));
         }
         if s.lod_colours != a.lod_colours {
             self.crowd.set_lod_colours(s.lod_colours);
@@ -334,6 +355,16 @@ impl Scene {
     /// The frame as the renderer reads it.
     pub fn frame(&self) -> CrowdFrame<'_> {
         CrowdFrame::of(&self.crowd)
+    }
+}
+
+/// The policy the crowd runs for `skinning`: with its live tier on the hybrid path, without
+/// it on the others (which draw every agent from the bake).
+fn policy_for(policy: &LodPolicy, skinning: SkinningChoice) -> LodPolicy {
+    if skinning == SkinningChoice::Hybrid {
+        policy.clone()
+    } else {
+        policy.without_live()
     }
 }
 
@@ -499,12 +530,14 @@ impl Graphics {
     pub fn choose_path(&mut self, scene: &Scene) {
         let limits = PathLimits {
             cpu: self.renderer.cpu_path_unavailable(scene.settings.count),
+            hybrid: scene.live.as_ref().err().cloned(),
             ..PathLimits::of(&self.gpu, &scene.file)
         };
         // Asking for the GPU path is asking for the default: both fall back to the CPU path.
         let request = match scene.settings.skinning {
             SkinningChoice::Auto | SkinningChoice::Gpu => PathRequest::Auto,
             SkinningChoice::Cpu => PathRequest::Prefer(SkinningPath::Cpu),
+            SkinningChoice::Hybrid => PathRequest::Prefer(SkinningPath::Hybrid),
         };
         // A preference never fails: the CPU path is the last resort.
         let Ok(choice) = choose_path(&limits, request) else {
@@ -540,10 +573,20 @@ impl Graphics {
             self.renderer.set_shadows(shadows);
         }
         let view_proj = scene.view_proj(aspect);
+        // The live tier poses its agents (after the crowd's update) where the hybrid path
+        // draws them; on another path its agents are drawn from the bake as the rest.
+        let mut live_upload = 0.0;
+        scene.last.live = LiveStats::default();
+        if let (SkinningPath::Hybrid, Ok(tier)) = (self.path, scene.live.as_mut()) {
+            let terrain = scene.crowd.settings().terrain;
+            scene.last.live = tier.evaluate(&scene.file, &mut scene.crowd, terrain);
+            live_upload = self.renderer.upload_live(&self.gpu, tier.rows())?;
+        }
         let frame = scene.frame();
         let mut stats =
             self.renderer
                 .prepare(&self.gpu, &scene.file, &frame, view_proj, self.path)?;
+        stats.upload_seconds += live_upload;
         let (renderer, path) = (&self.renderer, self.path);
         stats.draws = renderer.encode_shadows(encoder, &frame, path);
         stats.draws += self.stage.encode(encoder, views, renderer, |pass| {

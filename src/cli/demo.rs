@@ -30,7 +30,8 @@ Examples:\n  throng demo Fox.glb                     a crowd of a model, baked o
 throng demo --count 20000 --lod aggressive --backend gl\n  \
 throng demo --shadows off                the crowd without shadows\n  \
 throng demo --view motion                its motion vectors\n  \
-throng demo --ground flat                on the flat plaza (default: the relief)"
+throng demo --ground flat                on the flat plaza (default: the relief)\n  \
+throng demo --skinning hybrid            the nearest agents live, with foot IK on the steps"
 )]
 pub struct Args {
     /// A glTF model (.glb/.gltf) or a recipe (.toml) to bake into the cache (or reuse from it)
@@ -91,6 +92,33 @@ pub struct Args {
     /// Render the headless picture even where a window could open.
     #[arg(long)]
     headless: bool,
+    /// Tint agents by LOD level (green, yellow, red...; the live tier white), as the panel's
+    /// "LOD colours".
+    #[arg(long)]
+    lod_colours: bool,
+    /// Start the camera looking at this point, X,Y,Z metres (e.g. 8,0.4,5.5: the terrace's
+    /// southern steps), from the south, --distance away (default: over the plaza's southern
+    /// part, looking north).
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_point)]
+    look_at: Option<glam::Vec3>,
+    /// With --look-at: the camera's distance from that point, metres.
+    #[arg(long, value_name = "M", default_value_t = 8.0, requires = "look_at")]
+    distance: f32,
+}
+
+/// A `--look-at` point: three finite numbers.
+fn parse_point(s: &str) -> Result<glam::Vec3, String> {
+    let v: Vec<f32> = s
+        .split(',')
+        .map(|p| p.trim().parse::<f32>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("'{s}': {e}; give X,Y,Z in metres, e.g. 8,0.4,5.5"))?;
+    match v[..] {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(glam::Vec3::new(x, y, z)),
+        _ => Err(format!(
+            "'{s}': give three finite numbers X,Y,Z in metres, e.g. 8,0.4,5.5"
+        )),
+    }
 }
 
 /// A `--view` value.
@@ -123,6 +151,9 @@ impl Default for Args {
             no_vsync: false,
             no_hats: false,
             headless: false,
+            lod_colours: false,
+            look_at: None,
+            distance: 8.0,
         }
     }
 }
@@ -161,6 +192,7 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
             SkinningArg::Auto => SkinningChoice::Auto,
             SkinningArg::Gpu => SkinningChoice::Gpu,
             SkinningArg::Cpu => SkinningChoice::Cpu,
+            SkinningArg::Hybrid => SkinningChoice::Hybrid,
         },
         shadows: args.shadows,
         terrain: args.ground,
@@ -173,6 +205,8 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
         size: args.size,
         vsync: !args.no_vsync,
         hats: !args.no_hats,
+        lod_colours: args.lod_colours,
+        look_at: args.look_at.map(|p| (p, args.distance)),
     };
     // No context added: the scene's errors name the bake (or the setting) themselves.
     let scene = Scene::new(&options)?;
@@ -236,6 +270,13 @@ fn headless(options: &DemoOptions, why: &str) -> Result<()> {
         r.render.records_written,
         r.render.draws
     );
+    if r.live.agents > 0 {
+        println!(
+            "live tier: {} agents posed with foot IK in {:.2} ms",
+            r.live.agents,
+            r.live.seconds * 1e3
+        );
+    }
     let ms = |s: f64| format!("{:.2} ms", s * 1e3);
     println!(
         "CPU: simulation {}, LOD + culling {}, upload {}; CPU skinning {}; GPU {}; submit to done {}",

@@ -46,6 +46,9 @@ pub(super) enum SkinningArg {
     Cpu,
     /// The GPU path unless the device cannot run it.
     Auto,
+    /// The GPU path plus a live tier (`throng demo` only): the LOD preset's nearest agents
+    /// posed on the CPU each frame with foot IK on the ground.
+    Hybrid,
 }
 
 /// Arguments of `throng render`.
@@ -127,6 +130,10 @@ fn choose_path(
         SkinningArg::Gpu => PathRequest::Only(SkinningPath::Gpu),
         SkinningArg::Cpu => PathRequest::Only(SkinningPath::Cpu),
         SkinningArg::Auto => PathRequest::Auto,
+        SkinningArg::Hybrid => anyhow::bail!(
+            "--skinning hybrid: `throng render` draws a still scene with no crowd to pick a live \
+             tier from; use throng demo --skinning hybrid (or throng bench --skinning hybrid)"
+        ),
     };
     let limits = PathLimits {
         gpu: unavailable,

@@ -1,6 +1,6 @@
 //! One live agent's pose: the bake's matrices at its phase, then foot IK on the height field.
 //! The pelvis (the whole body) is lowered by as much as the lowest foot must go down, and
-//! each foot is carried by its leg ([`Leg::apply`]) so that the lowest corner of its box keeps
+//! each foot is carried by its leg ([`Leg::apply`](crate::anim::foot_lock::Leg::apply)) so that the lowest corner of its box keeps
 //! the height above the ground under it that the animation gave it on flat ground. All scaled
 //! by the agent's blend into the tier, so that at 0 the pose is the bake's, bit for bit.
 
