@@ -38,7 +38,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("crowd", &["format"]),
     ("render", &["crowd", "format"]),
-    ("app", &["render", "crowd", "format", "atomic"]),
+    // The live tier: the bake's poses (format) and the crowd's live agents, with the
+    // animation core's legs and feet; no wgpu.
+    ("hybrid", &["anim", "crowd", "format"]),
+    ("app", &["render", "crowd", "format", "atomic", "hybrid"]),
 ];
 
 fn root() -> PathBuf {
