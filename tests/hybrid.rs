@@ -1,15 +1,19 @@
-//! The hybrid path's live tier on the mannequin bake, on the CPU (no device needed): foot IK
-//! puts the feet on the steps, handoffs show no jump, and the tier keeps to `live_max`.
+//! The hybrid path's live tier on the mannequin bake, on the CPU (no device needed): live
+//! evaluation poses what the bake holds (the mannequin crowd's states, a bare Fox), foot IK
+//! puts the feet on the steps, handoffs show no jump, the tier keeps to `live_max`, and a bake
+//! whose sources are gone is posed from its texels, saying why.
 
 mod common;
 
 use common::gpu::mannequin_bake;
 use glam::{Mat4, Vec3};
+use throng::bake::{BakeOptions, Recipe, Replay, bake};
 use throng::crowd::terrain::Terrain;
 use throng::crowd::{Crowd, CrowdSettings, LodPresets, Playback, View};
 use throng::format::ThrongFile;
-use throng::hybrid::pose::{Placement, bake_pose, foot_errors, foot_ik};
+use throng::hybrid::pose::{Placement, bake_pose, foot_errors, foot_ik, largest_gap};
 use throng::hybrid::{LiveRig, LiveTier, quantile_abs};
+use throng::import::ExternalFiles;
 
 fn open() -> ThrongFile {
     ThrongFile::open(mannequin_bake()).unwrap()
@@ -50,6 +54,7 @@ fn ik_puts_both_feet_on_the_steps_where_the_bake_leaves_one_in_the_air() {
     let file = open();
     let rig = LiveRig::new(&file, 0).unwrap();
     assert_eq!(rig.feet.len(), 2, "the mannequin has two feet with legs");
+    assert!(rig.head.is_some(), "the mannequin has a head to turn");
     // Up the terrace's −x steps: the first place where the feet stand a whole step apart.
     let x = (0..300)
         .map(|i| 2.0 + i as f32 * 0.01)
@@ -120,10 +125,14 @@ fn handoffs_round_trip_without_a_jump_and_the_tier_keeps_to_live_max() {
     let max = 40;
     let mut crowd = crowd(&file, 3000, max);
     let mut tier = LiveTier::new(&file).unwrap();
+    assert!(tier.is_evaluated(), "{:?}", tier.why_baked());
     tier.set_measuring(true);
     let mut most = 0;
     for k in 0..480 {
-        crowd.update(&file, 1.0 / 60.0, &sweep(k)).unwrap();
+        let view = sweep(k);
+        crowd.update(&file, 1.0 / 60.0, &view).unwrap();
+        // Heads turn toward the camera too: the handoff blend fades the turn in and out.
+        tier.set_look_at(Some(view.eye));
         let live: usize = crowd
             .draws()
             .iter()
@@ -167,4 +176,108 @@ fn handoffs_round_trip_without_a_jump_and_the_tier_keeps_to_live_max() {
         baked_p99 > 0.02,
         "the baked feet were already on the ground ({baked_p99} m)"
     );
+}
+
+/// The largest joint gap (metres) between `replay`'s pose and the bake's texels over every
+/// frame of every animation of `file`, and the largest f16 error the bake reports (metres).
+fn replay_against_bake(file: &ThrongFile, replay: &Replay) -> (f32, f32) {
+    let at = Placement {
+        position: Vec3::ZERO,
+        heading: 0.0,
+        scale: 1.0,
+    };
+    let rigs: Vec<LiveRig> = (0..file.characters().len())
+        .map(|c| LiveRig::new(file, c).unwrap())
+        .collect();
+    let mut posers: Vec<_> = (0..replay.characters()).map(|c| replay.poser(c)).collect();
+    let (mut worst, mut f16) = (0f32, 0f32);
+    for (i, a) in file.anims().iter().enumerate() {
+        let rig = &rigs[a.character as usize];
+        let (mut live, mut baked) = (
+            vec![Mat4::IDENTITY; rig.joints],
+            vec![Mat4::IDENTITY; rig.joints],
+        );
+        f16 = f16.max(a.precision_error);
+        for f in 0..a.frame_count {
+            // The time of frame f, as the crowd plays it.
+            let t = f as f32 / a.fps.max(1e-6);
+            let pose = Playback {
+                anim_a: i as u32,
+                time_a: t,
+                anim_b: i as u32,
+                time_b: t,
+                ..Playback::default()
+            }
+            .frame_pose(file);
+            bake_pose(rig, &file.texels(), &pose, &mut baked);
+            replay.pose(i, t, &mut posers[a.character as usize], &mut live);
+            worst = worst.max(largest_gap(rig, &at, &live, &baked));
+        }
+    }
+    (worst, f16)
+}
+
+/// `file`'s replay holds every frame the bake holds: the gap is the texels' own rounding.
+fn assert_replays(file: &ThrongFile, what: &str) {
+    let replay = Replay::of_file(file, ExternalFiles::default()).unwrap();
+    let (gap, f16) = replay_against_bake(file, &replay);
+    println!("{what}: replay vs bake, largest joint gap {gap:.3e} m (f16 error {f16:.3e} m)");
+    // f16 rounds a translation of up to 2 m by up to 0.5 mm and a rotation entry by up to
+    // 2.4e-4, moved through a joint's reach (up to 2 m): up to about 1.5 mm in all; a frame
+    // time read back through its fps adds interpolation of at most a few µs of motion.
+    assert!(gap < 0.0015, "{what}: the replay is {gap} m off the bake");
+}
+
+#[test]
+fn replay_poses_every_baked_frame_of_the_mannequin_crowd_as_the_bake_holds_it() {
+    let file = open();
+    assert_replays(&file, "mannequin crowd (states, blend trees, IK)");
+    let tier = LiveTier::new(&file).unwrap();
+    assert!(tier.is_evaluated(), "{:?}", tier.why_baked());
+}
+
+#[test]
+fn replay_poses_a_bare_fox_as_its_bake_holds_it_scaled_and_foot_locked() {
+    let Some(fox) = common::shared_asset("Fox.glb") else {
+        return;
+    };
+    let dir = common::temp_dir("replay-fox");
+    let recipe = Recipe::for_model(&fox, &dir.join("fox.throng"));
+    bake(&recipe, &BakeOptions::default())
+        .unwrap()
+        .builder
+        .write(&recipe.output)
+        .unwrap();
+    let file = ThrongFile::open(&recipe.output).unwrap();
+    assert_replays(
+        &file,
+        "bare Fox (centimetres scaled, Walk and Run feet locked)",
+    );
+}
+
+#[test]
+fn a_bake_whose_model_is_gone_is_posed_from_its_texels_and_says_why() {
+    let dir = common::temp_dir("replay-gone");
+    let model = dir.join("m.glb");
+    std::fs::copy(common::mannequin_path(), &model).unwrap();
+    let recipe = Recipe::for_model(&model, &dir.join("m.throng"));
+    bake(&recipe, &BakeOptions::default())
+        .unwrap()
+        .builder
+        .write(&recipe.output)
+        .unwrap();
+    let file = ThrongFile::open(&recipe.output).unwrap();
+    assert!(LiveTier::new(&file).unwrap().is_evaluated());
+    std::fs::write(&model, b"not a model any more").unwrap();
+    let e = Replay::of_file(&file, ExternalFiles::default())
+        .err()
+        .expect("a changed model is refused")
+        .to_string();
+    assert!(
+        e.contains("m.throng") && e.contains("changed, moved or are missing"),
+        "{e}"
+    );
+    let tier = LiveTier::new(&file).unwrap();
+    assert!(!tier.is_evaluated());
+    assert_eq!(tier.why_baked(), Some(e.as_str()));
 }

@@ -38,9 +38,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("crowd", &["format"]),
     ("render", &["crowd", "format"]),
-    // The live tier: the bake's poses (format) and the crowd's live agents, with the
-    // animation core's legs and feet; no wgpu.
-    ("hybrid", &["anim", "crowd", "format"]),
+    // The live tier: the crowd's live agents, their animations evaluated as the baker
+    // evaluates them (bake's replay, character's poser, import's file policy) or from the
+    // bake's poses (format), with the animation core's legs and feet; no wgpu.
+    (
+        "hybrid",
+        &["anim", "crowd", "format", "bake", "character", "import"],
+    ),
     ("app", &["render", "crowd", "format", "atomic", "hybrid"]),
 ];
 

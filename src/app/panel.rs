@@ -77,8 +77,19 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
         ui.label("CPU skinning");
         ui.label(ms(r.render.cpu_skin_seconds));
         ui.end_row();
-        ui.label("CPU: live tier")
-            .on_hover_text("posing the hybrid path's live agents with foot IK");
+        let how = match scene.live.as_ref() {
+            Ok(t) => match t.why_baked() {
+                None => "the hybrid path's live agents: their animations evaluated live (states' \
+                         blend trees, clips, as baked), then foot IK"
+                    .to_string(),
+                Some(why) => format!(
+                    "the hybrid path's live agents: posed from the bake's matrices, then foot \
+                     IK (not evaluated live: {why})"
+                ),
+            },
+            Err(e) => format!("no live tier: {e}"),
+        };
+        ui.label("CPU: live tier").on_hover_text(how);
         ui.label(ms(r.live.seconds));
         ui.end_row();
         ui.label("GPU: crowd pass");
@@ -109,7 +120,7 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
         }
         let c = LIVE_COLOUR;
         ui.label(RichText::new("live (in LOD 0)").color(Color32::from_rgb(c[0], c[1], c[2])))
-            .on_hover_text("agents the hybrid path posed live this frame (white in LOD colours)");
+            .on_hover_text("agents the hybrid path posed live this frame (violet in LOD colours)");
         ui.label(r.live.agents.to_string());
         ui.end_row();
         ui.label("updated this frame");
@@ -324,6 +335,10 @@ fn controls(
     });
     ui.checkbox(&mut s.lod_colours, "LOD colours")
         .on_hover_text("tint every instance by its LOD level");
+    ui.checkbox(&mut s.head_look, "live heads look at the camera")
+        .on_hover_text(
+            "hybrid path: live agents turn their heads toward the camera (up to 70° aside, 30° up or down)",
+        );
     ui.checkbox(&mut s.freeze_lod, "freeze LOD and culling")
         .on_hover_text("keep levels and culling as they are, to fly out and look at them");
     ui.checkbox(&mut s.vsync, "vsync");

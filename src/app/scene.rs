@@ -91,6 +91,8 @@ pub struct DemoOptions {
     pub hats: bool,
     /// Tint agents by LOD level from the start.
     pub lod_colours: bool,
+    /// The hybrid path's live agents turn their heads toward the camera, from the start.
+    pub head_look: bool,
     /// Start the camera looking at this point (metres) from the south, this far away
     /// (metres); `None`: over the plaza ([`OrbitCamera::overlooking`]).
     pub look_at: Option<(glam::Vec3, f32)>,
@@ -158,6 +160,8 @@ pub struct Settings {
     pub time_scale: f32,
     /// Tint instances by LOD level.
     pub lod_colours: bool,
+    /// Live agents turn their heads toward the camera (hybrid path).
+    pub head_look: bool,
     /// Keep LOD levels and culling as they are (to fly out and look at them).
     pub freeze_lod: bool,
     /// Wait for the display's refresh.
@@ -266,6 +270,7 @@ impl Scene {
             paused: false,
             time_scale: 1.0,
             lod_colours: options.lod_colours,
+            head_look: options.head_look,
             freeze_lod: false,
             vsync: options.vsync,
             backend: options.backend,
@@ -579,6 +584,7 @@ impl Graphics {
         scene.last.live = LiveStats::default();
         if let (SkinningPath::Hybrid, Ok(tier)) = (self.path, scene.live.as_mut()) {
             let terrain = scene.crowd.settings().terrain;
+            tier.set_look_at(scene.settings.head_look.then(|| scene.camera.eye()));
             scene.last.live = tier.evaluate(&scene.file, &mut scene.crowd, terrain);
             live_upload = self.renderer.upload_live(&self.gpu, tier.rows())?;
         }

@@ -212,19 +212,24 @@ fn out_of_range(spec: &CharacterSpec, l: &Loaded, j: &Job, d: &Done) -> Result<(
     })
 }
 
-/// Bakes `recipe`.
+/// What a bake has made before its file is assembled: the inputs' key and files, the loaded
+/// characters, the jobs (with their drift removal and foot locks) and what sampling them
+/// made, and each character's quarter turns and the report's note on them.
+pub(super) struct Prepared {
+    pub input_key: String,
+    pub input_files: Vec<crate::format::InputFile>,
+    pub loaded: Vec<Loaded>,
+    pub jobs: Vec<Job>,
+    pub done: Vec<Done>,
+    pub turns: Vec<(u8, Option<String>)>,
+}
+
+/// The stages of a bake up to its assembly (see [`bake`]), which [`super::Replay`] also runs
+/// to pose live what the bake holds.
 ///
 /// # Errors
-/// [`BakeError`] naming the character, clip, state or file at fault (also when a number it
-/// made is past f32's range), or [`BakeError::PrecisionBudget`] when f16 was asked for,
-/// exceeds the budget and is not forced (inside [`BakeError::InRecipe`] at the recipe's
-/// `precision` key when the recipe has a file). Among them: [`BakeError::Input`] for an input
-/// file that cannot be read; [`BakeError::CharacterFile`] or [`BakeError::Model`] for a
-/// character file or model that does not load; [`BakeError::Recipe`] at the key at fault (or
-/// [`BakeError::Character`] for a recipe made in code) for what a character asks of its model
-/// that it lacks, or a frame rate that cannot be baked; [`BakeError::Lod`] for a mesh part
-/// that cannot be simplified.
-pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> {
+/// As [`bake`], but for the precision budget and the meshes.
+pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared, BakeError> {
     let (input_key, input_files) = inputs(recipe, options.force, options.external_files)?;
     report(
         options,
@@ -287,6 +292,37 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         out_of_range(&recipe.characters[j.character], &loaded[j.character], j, d)?;
     }
 
+    Ok(Prepared {
+        input_key,
+        input_files,
+        loaded,
+        jobs,
+        done,
+        turns,
+    })
+}
+
+/// Bakes `recipe`.
+///
+/// # Errors
+/// [`BakeError`] naming the character, clip, state or file at fault (also when a number it
+/// made is past f32's range), or [`BakeError::PrecisionBudget`] when f16 was asked for,
+/// exceeds the budget and is not forced (inside [`BakeError::InRecipe`] at the recipe's
+/// `precision` key when the recipe has a file). Among them: [`BakeError::Input`] for an input
+/// file that cannot be read; [`BakeError::CharacterFile`] or [`BakeError::Model`] for a
+/// character file or model that does not load; [`BakeError::Recipe`] at the key at fault (or
+/// [`BakeError::Character`] for a recipe made in code) for what a character asks of its model
+/// that it lacks, or a frame rate that cannot be baked; [`BakeError::Lod`] for a mesh part
+/// that cannot be simplified.
+pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> {
+    let Prepared {
+        input_key,
+        input_files,
+        loaded,
+        jobs,
+        mut done,
+        turns,
+    } = prepare(recipe, options)?;
     let f16_errors: Vec<f32> = done.iter().map(|d| d.sampled.f16_error).collect();
     let (format, reason) = precision::choose(recipe, options.force, &jobs, &f16_errors, &loaded)?;
 

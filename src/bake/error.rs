@@ -114,6 +114,15 @@ pub enum BakeError {
         /// The read's I/O error.
         error: std::io::Error,
     },
+    /// A baked file's animations cannot be posed again as its baker posed them
+    /// ([`super::Replay::of_file`]): its recipe or sources are gone or changed since.
+    #[error("{file}: cannot pose its animations as baked: {what}")]
+    Replay {
+        /// The baked file.
+        file: String,
+        /// Why, e.g. "its sources changed since it was baked".
+        what: String,
+    },
     /// Writing the file failed.
     #[error(transparent)]
     Format(#[from] FormatError),

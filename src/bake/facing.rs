@@ -5,7 +5,7 @@
 //! (model space); a quarter turn maps (x, z) to (z, −x), a permutation with a sign change, so
 //! texels, their f16 rounding, interpolation errors and bounds stay exact.
 
-use glam::Vec2;
+use glam::{Mat4, Vec2, Vec4};
 
 use crate::format::TEXELS_PER_MATRIX;
 use crate::format::records::BoundsRecord;
@@ -55,6 +55,17 @@ pub(super) fn turn_texels(texels: &mut [[f32; 4]], k: u8) {
     }
 }
 
+/// `m` turned by `k` quarter turns about +y, as [`turn_texels`] turns its rows: exact.
+pub(super) fn turn_matrix(m: Mat4, k: u8) -> Mat4 {
+    let turn = |c: Vec4| (0..k % 4).fold(c, |c, _| Vec4::new(c.z, c.y, -c.x, c.w));
+    Mat4::from_cols(
+        turn(m.x_axis),
+        turn(m.y_axis),
+        turn(m.z_axis),
+        turn(m.w_axis),
+    )
+}
+
 /// Turns an axis-aligned box by `k` quarter turns about +y: still axis-aligned, exactly.
 pub(super) fn turn_bounds(b: &mut BoundsRecord, k: u8) {
     for _ in 0..k % 4 {
@@ -82,7 +93,7 @@ pub(super) fn note(travel: Vec2, k: u8) -> String {
 mod tests {
     use super::*;
     use crate::bake::texels::{from_rows, rows};
-    use glam::{Mat4, Quat, Vec3};
+    use glam::{Quat, Vec3};
 
     #[test]
     fn a_quarter_turn_is_the_rotation_about_y_exactly() {
@@ -108,6 +119,8 @@ mod tests {
                 k,
             );
             assert_eq!((q.x, q.z), (t.x, t.y), "k {k}");
+            // The matrix turned whole is the texels turned, bit for bit.
+            assert_eq!(rows(&turn_matrix(m, k)).to_vec(), texels, "k {k}");
             // Four quarter turns give the matrix back bit for bit.
             turn_texels(&mut texels, 4 - k);
             assert_eq!(texels, r.to_vec());

@@ -16,6 +16,7 @@
 //! - `gait`: the ground speed of in-place cycles, measured from the planted feet;
 //! - `lock`: those cycles baked again with their planted feet pinned at that speed;
 //! - `precision`: f32 or f16, by the measured f16 error and the budget;
+//! - `replay`: a bake's animations posed again as baked, at any time ([`Replay`]);
 //! - `assemble`: everything written into the file's builder;
 //! - `report`: what a bake made ([`BakeReport`]);
 //! - `baker`: [`bake`] itself, which runs the stages;
@@ -39,6 +40,7 @@ mod output;
 mod plan;
 mod precision;
 pub mod recipe;
+mod replay;
 mod report;
 mod root_motion;
 mod sample;
@@ -58,5 +60,6 @@ pub use output::{OutputError, bake_if_stale, bake_to_file, up_to_date};
 pub use recipe::{
     CharacterSpec, DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size, Source,
 };
+pub use replay::Replay;
 pub use report::{AnimReport, BakeReport, CharacterReport};
 pub use texels::{from_rows, lerp, rows, skinned_error, through_f16};

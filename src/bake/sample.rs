@@ -63,7 +63,7 @@ pub(super) fn sample_job(l: &Loaded, job: &Job, recipe: &Recipe) -> Result<Sampl
 
 /// The skinning matrices of `job` at `t`, with the recipe's scale applied and the clip's root
 /// drift removed (see [`super::plan::Drift`]), into `out`.
-fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4]) {
+pub(super) fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4]) {
     let skin = match (&job.source, &l.character) {
         (JobSource::State { state, params }, Some(c)) => poser.state(c, *state, params, t),
         (JobSource::Clip(clip), _) => poser.clip(&l.model, Some(*clip), t, Playback::Clamp),

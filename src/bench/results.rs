@@ -139,6 +139,10 @@ pub struct HybridResult {
     pub jump_p99: f64,
     /// The largest handoff jump, % of the agent's height.
     pub jump_max: f64,
+    /// How live agents were posed: `None` when their animations were evaluated live, else
+    /// why they were posed from the bake's matrices (the bake's sources gone or changed).
+    #[serde(default)]
+    pub posed_from_bake: Option<String>,
 }
 
 /// The machine and software a report was measured on.

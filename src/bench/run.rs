@@ -507,7 +507,7 @@ impl Runner<'_> {
             self.references.push((case.clone(), picture));
         }
         let mut result = s.result(case, quality, shadows_quality);
-        if let Some(m) = tier.as_ref().and_then(|t| t.measures()) {
+        if let Some((t, m)) = tier.as_ref().and_then(|t| Some((t, t.measures()?))) {
             let mm = |v: &[f32]| f64::from(quantile_abs(v, 0.99)) * 1e3;
             result.hybrid = Some(HybridResult {
                 live: live_median,
@@ -517,6 +517,7 @@ impl Runner<'_> {
                 handoffs: m.jumps.len(),
                 jump_p99: f64::from(quantile_abs(&m.jumps, 0.99)),
                 jump_max: f64::from(quantile_abs(&m.jumps, 1.0)),
+                posed_from_bake: t.why_baked().map(str::to_string),
             });
         }
         Ok(result)

@@ -92,10 +92,15 @@ pub struct Args {
     /// Render the headless picture even where a window could open.
     #[arg(long)]
     headless: bool,
-    /// Tint agents by LOD level (green, yellow, red...; the live tier white), as the panel's
+    /// Tint agents by LOD level (green, yellow, red...; the live tier violet), as the panel's
     /// "LOD colours".
     #[arg(long)]
     lod_colours: bool,
+    /// With --skinning hybrid: live agents turn their heads toward the camera (up to 70°
+    /// aside and 30° up or down; characters with a joint named "head"), as the panel's "live
+    /// heads look at the camera".
+    #[arg(long)]
+    head_look: bool,
     /// Start the camera looking at this point, X,Y,Z metres (e.g. 8,0.4,5.5: the terrace's
     /// southern steps), from the south, --distance away (default: over the plaza's southern
     /// part, looking north).
@@ -152,6 +157,7 @@ impl Default for Args {
             no_hats: false,
             headless: false,
             lod_colours: false,
+            head_look: false,
             look_at: None,
             distance: 8.0,
         }
@@ -206,6 +212,7 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
         vsync: !args.no_vsync,
         hats: !args.no_hats,
         lod_colours: args.lod_colours,
+        head_look: args.head_look,
         look_at: args.look_at.map(|p| (p, args.distance)),
     };
     // No context added: the scene's errors name the bake (or the setting) themselves.
@@ -248,6 +255,15 @@ fn headless(options: &DemoOptions, why: &str) -> Result<()> {
         out.display()
     );
     let scene = Scene::new(options)?;
+    if let Some(why) = scene
+        .live
+        .as_ref()
+        .ok()
+        .and_then(|t| t.why_baked())
+        .filter(|_| options.skinning == SkinningChoice::Hybrid)
+    {
+        println!("live tier: posed from the bake's matrices, not evaluated live: {why}");
+    }
     let report = render_headless(options, scene, &out)?;
     let r = &report.last;
     let u = &r.update;
@@ -272,8 +288,13 @@ fn headless(options: &DemoOptions, why: &str) -> Result<()> {
     );
     if r.live.agents > 0 {
         println!(
-            "live tier: {} agents posed with foot IK in {:.2} ms",
+            "live tier: {} agents {} with foot IK in {:.2} ms",
             r.live.agents,
+            if r.live.evaluated {
+                "evaluated live (as baked: states' blend trees, clips)"
+            } else {
+                "posed from the bake's matrices"
+            },
             r.live.seconds * 1e3
         );
     }

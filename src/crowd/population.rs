@@ -45,8 +45,10 @@ pub const LOD_COLOURS: [[u8; 4]; 8] = [
     [190, 190, 190, 255],
 ];
 
-/// The tint of agents in the live tier when [`Crowd::set_lod_colours`] is on: white.
-pub const LIVE_COLOUR: [u8; 4] = [255, 255, 255, 255];
+/// The tint of agents in the live tier when [`Crowd::set_lod_colours`] is on: violet, a hue
+/// no LOD level of a usual bake (up to four) has, saturated so that it shows on textured
+/// models too (a tint multiplies the base colour: white left them as they were).
+pub const LIVE_COLOUR: [u8; 4] = [150, 60, 255, 255];
 
 /// Where the file a crowd was made from is told apart from another: counts of characters,
 /// animations and texels.

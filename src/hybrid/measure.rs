@@ -4,15 +4,25 @@
 //! - the **handoff jump** of every agent joining or leaving the tier: the largest distance
 //!   between a joint of the pose it shows and of the pose the tier it came from would show at
 //!   the same instant (its own motion is the same in both, so this is the jump beyond it), as
-//!   a percentage of its height.
+//!   a percentage of its height; for a newcomer, in its first frame above blend 0 (at 0 it
+//!   shows the bake's pose bit for bit), for a leaver, against its last such frame.
 
 use glam::Mat4;
 
-use super::pose::{Placement, bake_pose, foot_errors, foot_ik, largest_gap};
+use super::animate::{Animate, Standing};
+use super::pose::{Placement, bake_pose, foot_errors, largest_gap};
 use super::rig::LiveRig;
 use crate::crowd::Crowd;
 use crate::crowd::terrain::Terrain;
 use crate::format::ThrongFile;
+
+/// What poses a frame's agents: the file, how live poses are made, the rigs, the look-at.
+pub(super) type Posing<'a> = (
+    &'a ThrongFile,
+    &'a Animate,
+    &'a [LiveRig],
+    Option<glam::Vec3>,
+);
 
 /// Foot-ground errors and handoff jumps gathered frame by frame.
 #[derive(Clone, Debug, Default)]
@@ -49,9 +59,8 @@ impl Measures {
     /// pointed at live matrices).
     pub(super) fn frame(
         &mut self,
-        file: &ThrongFile,
+        posing: Posing<'_>,
         crowd: &Crowd,
-        rigs: &[LiveRig],
         terrain: Terrain,
         slots: impl Iterator<Item = u32>,
     ) {
@@ -61,12 +70,17 @@ impl Measures {
                 continue;
             };
             let blend = crowd.live_blend(slot);
+            // At blend 0 it shows the bake's pose, bit for bit: not live yet (a newcomer's
+            // handoff is its first frame above 0, the first that differs from the bake).
+            if blend <= 0.0 {
+                continue;
+            }
             self.now.push((agent.index, blend));
             let joined = self
                 .last
                 .binary_search_by_key(&agent.index, |e| e.0)
                 .is_err();
-            let gap = self.pose(file, crowd, rigs, terrain, (agent.index, blend), true);
+            let gap = self.pose(posing, crowd, terrain, (agent.index, blend), true);
             if joined && let Some(gap) = gap {
                 self.jumps.push(gap);
                 self.joins += 1;
@@ -81,7 +95,7 @@ impl Measures {
             .copied()
             .collect();
         for (index, blend) in left {
-            if let Some(gap) = self.pose(file, crowd, rigs, terrain, (index, blend), false) {
+            if let Some(gap) = self.pose(posing, crowd, terrain, (index, blend), false) {
                 self.jumps.push(gap);
                 self.leaves += 1;
             }
@@ -94,9 +108,8 @@ impl Measures {
     /// height; `None` for an agent out of view (it left unseen) or unknown.
     fn pose(
         &mut self,
-        file: &ThrongFile,
+        (file, animate, rigs, look): Posing<'_>,
         crowd: &Crowd,
-        rigs: &[LiveRig],
         terrain: Terrain,
         (index, blend): (u32, f32),
         errors: bool,
@@ -110,15 +123,24 @@ impl Measures {
         let rig = rigs.get(agent.character as usize)?;
         let at = Placement::of(record);
         self.skin_baked.resize(rig.joints, Mat4::IDENTITY);
-        let texels = file.texels();
+        self.skin_live.resize(rig.joints, Mat4::IDENTITY);
+        let stand = Standing {
+            at,
+            terrain,
+            blend,
+            look,
+        };
+        let live = &mut self.skin_live;
+        let contacts = animate.shown(file, rig, agent, &stand, |skin, contacts| {
+            live.copy_from_slice(skin);
+            *contacts
+        });
         bake_pose(
             rig,
-            &texels,
+            &file.texels(),
             &agent.playback().frame_pose(file),
             &mut self.skin_baked,
         );
-        self.skin_live.clone_from(&self.skin_baked);
-        let contacts = foot_ik(rig, &at, terrain, blend, &mut self.skin_live);
         if errors {
             let (live, baked) = (&mut self.live_errors, &mut self.baked_errors);
             foot_errors(rig, &at, terrain, &contacts, &self.skin_live, &mut |e| {

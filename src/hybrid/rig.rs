@@ -1,18 +1,19 @@
 //! What the live tier needs of a character, found once from the bake alone (so that any
 //! bake, from a character file or a bare model, gets a live tier): its joints' bind-space
-//! origins, and per foot the leg that places it and the box of the vertices it carries, whose
-//! lowest corner is where it meets the ground.
+//! origins, per foot the leg that places it and the box of the vertices it carries, whose
+//! lowest corner is where it meets the ground, and its head for the look-at.
 
 use glam::{Mat4, Vec3, Vec4};
 
 use super::error::HybridError;
+use super::look::Head;
 use crate::anim::foot_lock::Leg;
 use crate::anim::{RawSkeleton, Transform, gait};
 use crate::crowd::{FramePose, Playback};
 use crate::format::ThrongFile;
 
-/// Most joints a live character may have: each parallel task keeps one pose on its stack
-/// (256 matrices, 16 KiB), so that evaluating a frame allocates nothing.
+/// Most joints a live character may have: far more than a crowd character needs, and a
+/// bound on each thread's scratch poses (three of 256 matrices, 48 KiB).
 pub const MAX_LIVE_JOINTS: usize = 256;
 
 /// Most feet per character the live tier places (a quadruped has four).
@@ -41,6 +42,8 @@ pub struct LiveRig {
     pub feet: Vec<LiveFoot>,
     /// Standing height, metres (the bake's).
     pub height: f32,
+    /// Its head, for the look-at ([`Head::find`]); `None` when no joint is named so.
+    pub head: Option<Head>,
 }
 
 impl LiveRig {
@@ -72,15 +75,18 @@ impl LiveRig {
             .iter()
             .map(|j| Mat4::from_cols_array(&j.inverse_bind))
             .collect();
+        let names: Vec<String> = joints
+            .iter()
+            .map(|j| file.str(j.name).to_string())
+            .collect();
+        let parents: Vec<Option<usize>> = joints
+            .iter()
+            .map(|j| usize::try_from(j.parent).ok())
+            .collect();
+        let head = Head::find(&names, &parents);
         let skeleton = RawSkeleton {
-            names: joints
-                .iter()
-                .map(|j| file.str(j.name).to_string())
-                .collect(),
-            parents: joints
-                .iter()
-                .map(|j| usize::try_from(j.parent).ok())
-                .collect(),
+            names,
+            parents,
             rest: vec![Transform::IDENTITY; n],
             inverse_bind: inverse.clone(),
             root_bases: vec![Mat4::IDENTITY; n],
@@ -133,6 +139,7 @@ impl LiveRig {
             bind,
             feet,
             height,
+            head,
         })
     }
 }

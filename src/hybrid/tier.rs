@@ -1,16 +1,17 @@
-//! [`LiveTier`]: each frame, the crowd's live agents posed on the CPU (the bake's pose at the
-//! agent's phase, then foot IK on the ground, in parallel with rayon), their matrices laid
-//! out for the GPU as the bake's texels are, and their records pointed at them.
+//! [`LiveTier`]: each frame, the crowd's live agents posed on the CPU (their animations
+//! evaluated live, or the bake's pose at their phase, then foot IK on the ground, cross-faded
+//! by their handoff blend; in parallel with rayon), their matrices laid out for the GPU as the
+//! bake's texels are, and their records pointed at them.
 
 use std::time::Instant;
 
-use glam::Mat4;
 use rayon::prelude::*;
 
+use super::animate::{Animate, Standing};
 use super::error::HybridError;
 use super::measure::Measures;
-use super::pose::{Placement, bake_pose, foot_ik};
-use super::rig::{LiveRig, MAX_LIVE_JOINTS};
+use super::pose::Placement;
+use super::rig::LiveRig;
 use crate::crowd::terrain::Terrain;
 use crate::crowd::{Crowd, InstanceRecord};
 use crate::format::{TEXELS_PER_MATRIX, ThrongFile};
@@ -22,6 +23,9 @@ pub struct LiveStats {
     pub agents: usize,
     /// CPU time posing them and pointing their records at their matrices, seconds.
     pub seconds: f64,
+    /// Whether their animations were evaluated live (else posed from the bake's matrices:
+    /// [`LiveTier::why_baked`]).
+    pub evaluated: bool,
 }
 
 /// One live agent to pose this frame.
@@ -35,35 +39,67 @@ struct Job {
 /// The live tier of a bake's crowd (see the module docs).
 pub struct LiveTier {
     rigs: Vec<LiveRig>,
+    animate: Animate,
     /// Matrices per live agent in [`LiveTier::rows`]: the most joints of any character.
     stride: usize,
     rows: Vec<[f32; 4]>,
     jobs: Vec<Job>,
     measures: Option<Measures>,
+    look: Option<glam::Vec3>,
 }
 
 impl LiveTier {
-    /// The live tier of `file`'s characters.
+    /// The live tier of `file`'s characters, their animations evaluated live from the
+    /// recipe and sources `file` was baked from where those are at hand and unchanged
+    /// ([`Animate::of_file`]; else posed from the bake: [`LiveTier::why_baked`] says why).
     ///
     /// # Errors
     /// [`HybridError::Rig`] for a character that cannot be posed live.
     pub fn new(file: &ThrongFile) -> Result<Self, HybridError> {
+        Self::with(file, Animate::of_file(file))
+    }
+
+    /// The live tier of `file`'s characters, posed by `animate`.
+    ///
+    /// # Errors
+    /// [`HybridError::Rig`] for a character that cannot be posed live.
+    pub fn with(file: &ThrongFile, animate: Animate) -> Result<Self, HybridError> {
         let rigs = (0..file.characters().len())
             .map(|c| LiveRig::new(file, c))
             .collect::<Result<Vec<_>, _>>()?;
         let stride = rigs.iter().map(|r| r.joints).max().unwrap_or(0);
         Ok(Self {
             rigs,
+            animate,
             stride,
             rows: Vec::new(),
             jobs: Vec::new(),
             measures: None,
+            look: None,
         })
     }
 
     /// The rig of each character.
     pub fn rigs(&self) -> &[LiveRig] {
         &self.rigs
+    }
+
+    /// Whether live agents' animations are evaluated live (else posed from the bake).
+    pub fn is_evaluated(&self) -> bool {
+        self.animate.is_live()
+    }
+
+    /// Why live agents are posed from the bake rather than evaluated (`None` when they are
+    /// evaluated).
+    pub fn why_baked(&self) -> Option<&str> {
+        self.animate.why_baked()
+    }
+
+    /// Turns live agents' heads toward the world point `target` (the camera, say) from the
+    /// next [`evaluate`](Self::evaluate), within limits ([`crate::hybrid::look`]); `None`
+    /// (the default): heads as animated.
+    pub fn set_look_at(&mut self, target: Option<glam::Vec3>) {
+        self.look = target;
     }
 
     /// Starts (or stops, dropping them) measuring foot-ground errors and handoff jumps (see
@@ -121,8 +157,7 @@ impl LiveTier {
         let chunk = (self.stride * texels_per).max(1);
         self.rows.resize(self.jobs.len() * chunk, [0.0; 4]);
         let (agents, records) = (crowd.agents(), crowd.records());
-        let texels = file.texels();
-        let rigs = &self.rigs;
+        let (rigs, animate, look) = (&self.rigs, &self.animate, self.look);
         self.rows
             .par_chunks_mut(chunk)
             .zip(self.jobs.par_iter())
@@ -134,18 +169,22 @@ impl LiveTier {
                 ) else {
                     return;
                 };
-                let mut skin = [Mat4::IDENTITY; MAX_LIVE_JOINTS];
-                let skin = &mut skin[..rig.joints];
+                let stand = Standing {
+                    at: Placement::of(record),
+                    terrain,
+                    blend: job.blend,
+                    look,
+                };
                 // From the agent's playback, not its record, which may already point at
                 // last frame's live matrices.
-                bake_pose(rig, &texels, &agent.playback().frame_pose(file), skin);
-                foot_ik(rig, &Placement::of(record), terrain, job.blend, skin);
-                for (m, out) in skin.iter().zip(dst.chunks_exact_mut(texels_per)) {
-                    let t = m.transpose();
-                    out[0] = t.x_axis.to_array();
-                    out[1] = t.y_axis.to_array();
-                    out[2] = t.z_axis.to_array();
-                }
+                animate.shown(file, rig, agent, &stand, |skin, _| {
+                    for (m, out) in skin.iter().zip(dst.chunks_exact_mut(texels_per)) {
+                        let t = m.transpose();
+                        out[0] = t.x_axis.to_array();
+                        out[1] = t.y_axis.to_array();
+                        out[2] = t.z_axis.to_array();
+                    }
+                });
             });
         // Point the records at their matrices (jobs are in slot order, one live range after
         // another), one run of slots at a time.
@@ -166,13 +205,13 @@ impl LiveTier {
         let stats = LiveStats {
             agents: self.jobs.len(),
             seconds: start.elapsed().as_secs_f64(),
+            evaluated: self.animate.is_live(),
         };
         // Outside the time: measuring poses every agent again.
         if let Some(m) = self.measures.as_mut() {
             m.frame(
-                file,
+                (file, &self.animate, &self.rigs, self.look),
                 crowd,
-                &self.rigs,
                 terrain,
                 self.jobs.iter().map(|j| j.slot),
             );

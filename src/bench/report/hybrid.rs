@@ -45,6 +45,18 @@ pub(super) fn live_tier(report: &Report, out: &mut String) {
         "jump p99",
         "jump max",
     ];
+    // Said once: how live agents were posed (the same file for every case).
+    match cases.iter().find_map(|(_, h)| h.posed_from_bake.as_deref()) {
+        None => out.push_str(
+            "Live agents' animations evaluated live, as the baker evaluates them (states' blend trees, clips), then foot IK.\n",
+        ),
+        Some(why) => {
+            let _ = writeln!(
+                out,
+                "Live agents posed from the bake's matrices, then foot IK (not evaluated live: {why})."
+            );
+        }
+    }
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for (r, h) in cases {
         let c = &r.case;

@@ -5,9 +5,9 @@
 //!
 //! Handoffs are made seamless here, on the crowd's side: an agent's [`Hot::blend`] rises from
 //! 0 to 1 over [`LIVE_BLEND_SECONDS`] after it joins, and an agent no longer wanted stays in
-//! the tier while its blend falls back to 0, then leaves. The evaluator scales its IK by the
-//! blend, so the first live frame and the first baked frame after the tier show what the bake
-//! shows. Agents on their way out count towards `live_max`, so the tier never holds more; an
+//! the tier while its blend falls back to 0, then leaves. The evaluator cross-fades its pose from
+//! the bake's by the blend, so at 0 (its first frame in the tier, its last) it shows what the
+//! bake shows. Agents on their way out count towards `live_max`, so the tier never holds more; an
 //! agent leaving the view leaves at once (nothing of it is seen to jump).
 
 use glam::Vec3;
