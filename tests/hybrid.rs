@@ -217,6 +217,18 @@ fn replay_against_bake(file: &ThrongFile, replay: &Replay) -> (f32, f32) {
     (worst, f16)
 }
 
+/// A bare model's bake with the defaults, written into `dir` and opened.
+fn bake_model(model: &std::path::Path, dir: &std::path::Path) -> ThrongFile {
+    let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
+    let recipe = Recipe::for_model(model, &dir.join(format!("{stem}.throng")));
+    bake(&recipe, &BakeOptions::default())
+        .unwrap()
+        .builder
+        .write(&recipe.output)
+        .unwrap();
+    ThrongFile::open(&recipe.output).unwrap()
+}
+
 /// `file`'s replay holds every frame the bake holds: the gap is the texels' own rounding.
 fn assert_replays(file: &ThrongFile, what: &str) {
     let replay = Replay::of_file(file, ExternalFiles::default()).unwrap();
@@ -241,14 +253,7 @@ fn replay_poses_a_bare_fox_as_its_bake_holds_it_scaled_and_foot_locked() {
     let Some(fox) = common::shared_asset("Fox.glb") else {
         return;
     };
-    let dir = common::temp_dir("replay-fox");
-    let recipe = Recipe::for_model(&fox, &dir.join("fox.throng"));
-    bake(&recipe, &BakeOptions::default())
-        .unwrap()
-        .builder
-        .write(&recipe.output)
-        .unwrap();
-    let file = ThrongFile::open(&recipe.output).unwrap();
+    let file = bake_model(&fox, &common::temp_dir("replay-fox"));
     assert_replays(
         &file,
         "bare Fox (centimetres scaled, Walk and Run feet locked)",
@@ -260,13 +265,7 @@ fn a_bake_whose_model_is_gone_is_posed_from_its_texels_and_says_why() {
     let dir = common::temp_dir("replay-gone");
     let model = dir.join("m.glb");
     std::fs::copy(common::mannequin_path(), &model).unwrap();
-    let recipe = Recipe::for_model(&model, &dir.join("m.throng"));
-    bake(&recipe, &BakeOptions::default())
-        .unwrap()
-        .builder
-        .write(&recipe.output)
-        .unwrap();
-    let file = ThrongFile::open(&recipe.output).unwrap();
+    let file = bake_model(&model, &dir);
     assert!(LiveTier::new(&file).unwrap().is_evaluated());
     std::fs::write(&model, b"not a model any more").unwrap();
     let e = Replay::of_file(&file, ExternalFiles::default())

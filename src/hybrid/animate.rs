@@ -162,7 +162,7 @@ impl Animate {
         let shown = &mut s.shown[..n];
         let contacts = foot_ik(rig, &stand.at, stand.terrain, 1.0, shown);
         if let (Some(target), Some(head)) = (stand.look, &rig.head) {
-            look_at(head, &rig.bind, &stand.at, target, 1.0, shown);
+            look_at(head, &rig.bind, stand.at.model(target), 1.0, shown);
         }
         if fading {
             // Eased (smoothstep): the cross-fade starts and ends with no step in velocity,

@@ -11,8 +11,6 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use super::pose::Placement;
-
 /// The largest head turn to either side, radians (70°).
 pub const MAX_YAW: f32 = 70.0 * std::f32::consts::PI / 180.0;
 /// The largest head tilt up or down, radians (30°).
@@ -53,26 +51,15 @@ impl Head {
     }
 }
 
-/// Turns `head` of the pose `skin` (whose joints' bind-space origins are `bind`) of an agent
-/// at `at` toward the world point `target`, by `weight` (0: not at all, 1: fully), within the
+/// Turns `head` of the pose `skin` (model space; its joints' bind-space origins are `bind`)
+/// toward the model-space point `target`, by `weight` (0: not at all, 1: fully), within the
 /// limits (see the module docs).
-pub fn look_at(
-    head: &Head,
-    bind: &[glam::Vec4],
-    at: &Placement,
-    target: Vec3,
-    weight: f32,
-    skin: &mut [Mat4],
-) {
+pub fn look_at(head: &Head, bind: &[glam::Vec4], target: Vec3, weight: f32, skin: &mut [Mat4]) {
     if weight <= 0.0 {
         return;
     }
     let pivot = (skin[head.joint] * bind[head.joint]).truncate();
-    // The target in model space: the placement undone.
-    let (s, c) = at.heading.sin_cos();
-    let q = (target - at.position) / at.scale;
-    let local = Vec3::new(c * q.x - s * q.z, q.y, s * q.x + c * q.z);
-    let d = local - pivot;
+    let d = target - pivot;
     let flat = d.x.hypot(d.z);
     if flat <= f32::EPSILON && d.y.abs() <= f32::EPSILON {
         return;
@@ -111,20 +98,15 @@ mod tests {
         assert!(Head::find(&names(&["root", "head_end"]), &[None, Some(0)]).is_none());
     }
 
-    /// One joint at (0, 1.5, 0) (identity skinning), an agent at the origin facing +z.
+    /// One joint at (0, 1.5, 0) (identity skinning), in model space.
     fn turned(target: Vec3, weight: f32) -> Vec3 {
         let head = Head {
             joint: 0,
             carried: vec![0],
         };
         let bind = [glam::Vec4::new(0.0, 1.5, 0.0, 1.0)];
-        let at = Placement {
-            position: Vec3::ZERO,
-            heading: 0.0,
-            scale: 1.0,
-        };
         let mut skin = [Mat4::IDENTITY];
-        look_at(&head, &bind, &at, target, weight, &mut skin);
+        look_at(&head, &bind, target, weight, &mut skin);
         // Where the head's forward (+z) now points.
         skin[0].transform_vector3(Vec3::Z)
     }
