@@ -202,6 +202,42 @@ fn the_shadows_axis_runs_each_kind_and_compares_it_with_none() {
 }
 
 #[test]
+fn a_quick_bench_measures_a_few_small_frames_and_estimates_the_whole_run() {
+    let dir = common::temp_dir("bench-quick");
+    let file = common::bake_default(&dir);
+    let out = dir.join("out");
+    let (code, stdout, err) = common::throng(&[
+        "bench",
+        "--quick",
+        "--bake",
+        &file.display().to_string(),
+        "--lod",
+        "off",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{err}");
+    // Printed once, after the first case, before the other seven.
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("the whole run should take about"))
+        .collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(said[0].contains("of 8 cases"), "{err}");
+    let report: Report =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    // 2 backends × 4 paths, one count.
+    assert_eq!(report.results.len(), 8);
+    for r in report.results.iter().filter(|r| r.skipped.is_none()) {
+        assert_eq!((r.case.instances, r.frames), (1000, 5), "{:?}", r.case);
+    }
+    // It stands for the flags it sets: given with one of them, it is refused, naming both.
+    let (code, _, err) = common::throng(&["bench", "--quick", "--frames", "3"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--quick") && err.contains("--frames"), "{err}");
+}
+
+#[test]
 fn bad_bench_arguments_are_named() {
     for (args, expect) in [
         (

@@ -27,8 +27,8 @@ around submit and wait where there are none) and the whole frame; median, p95 an
 Skinning paths: gpu (baked, vertex shader), cpu (baked, skinned on the CPU), live (every \
 visible agent evaluated through the animation pipeline each frame, matrices uploaded: the \
 baseline general engines use), static (the bind pose: the floor), hybrid (gpu, plus a live tier: \
-the preset's live_max nearest agents within live_distance posed on the CPU with foot IK on the \
-ground; the table's \"live tier\" block gives their foot-ground error against the bake's pose \
+the preset's live_max nearest agents within live_distance evaluated on the CPU as the baker \
+evaluates them, from the bake's recipe and sources, with foot IK on the ground; the table's \"live tier\" block gives their foot-ground error against the bake's pose \
 for the same feet, and the jumps at handoffs). Each LOD preset's last frame \
 is compared with the `off` preset's under the same shadows (mean and p99 CIE76 ΔE). Shadows: \
 off, blob (a contact shadow under each agent), map (a sun shadow map for near agents, blobs \
@@ -39,6 +39,7 @@ cost.\n\
 Writes DIR/results.csv, DIR/results.json, DIR/frame_time.png, DIR/lod_quality.png, and each \
 case's last frame in DIR/pictures/ as BACKEND-SKINNING-LOD-SHADOWS-COUNT.png.\n\
 Examples:\n  throng bench --instances 1000,10000 --backend vulkan,gl --out bench-out\n  \
+throng bench --quick                    a first look (a minute or two on a software renderer)\n  \
 throng bench --shadows off,blob,map --skinning gpu --lod off   the cost of shadows\n  \
 throng bench --ground relief --skinning gpu,hybrid --lod balanced --instances 10000   the live tier"
 )]
@@ -90,9 +91,35 @@ pub struct Args {
     /// Folder for results.csv, results.json and the plots.
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
-    /// No progress bar.
+    /// A first look, in a minute or two on a software renderer: 5 measured frames after 2 of
+    /// warm-up per case, a 480x270 image, 1000 agents (it stands for --frames, --warmup,
+    /// --size and --instances, and cannot be given with them).
+    #[arg(long, conflicts_with_all = ["frames", "warmup", "size", "instances"])]
+    quick: bool,
+    /// No progress bar, no estimate of the run's length.
     #[arg(short, long)]
     quiet: bool,
+}
+
+/// What `--quick` measures: frames, warm-up frames, image size, agents.
+const QUICK: (usize, usize, (u32, u32), usize) = (5, 2, (480, 270), 1000);
+
+/// `secs` seconds as "1 h 05 min", "4 min 10 s" or "12 s".
+fn duration(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// The whole run's length, seconds, estimated from `elapsed` seconds for the cases of
+/// `weights` done so far (`done` of them): each case's time taken as proportional to its
+/// weight (its agent count, what a software renderer's frame time follows).
+fn estimate(elapsed: f64, weights: &[f64], done: usize) -> Option<f64> {
+    let so_far: f64 = weights.iter().take(done).sum();
+    (done > 0 && so_far > 0.0).then(|| elapsed * weights.iter().sum::<f64>() / so_far)
 }
 
 fn backend(name: &str) -> Result<BackendChoice> {
@@ -126,10 +153,15 @@ fn recorded_recipe(bake: &Path) -> Option<PathBuf> {
 }
 
 pub(super) fn run(args: &Args) -> Result<()> {
-    if args.frames == 0 {
+    let (frames, warmup, size, instances) = if args.quick {
+        (QUICK.0, QUICK.1, QUICK.2, vec![QUICK.3])
+    } else {
+        (args.frames, args.warmup, args.size, args.instances.clone())
+    };
+    if frames == 0 {
         bail!("--frames 0: measure at least one frame");
     }
-    if args.instances.is_empty() || args.instances.contains(&0) {
+    if instances.is_empty() || instances.contains(&0) {
         bail!("--instances: give positive counts, e.g. 1000,10000");
     }
     let skinning = args
@@ -167,14 +199,14 @@ pub(super) fn run(args: &Args) -> Result<()> {
         bake,
         recipe,
         presets,
-        instances: args.instances.clone(),
+        instances,
         lods: args.lod.clone(),
         skinning,
         shadows,
         backends,
-        frames: args.frames,
-        warmup: args.warmup,
-        size: args.size,
+        frames,
+        warmup,
+        size,
         seed: args.seed,
         command: std::env::args().collect::<Vec<_>>().join(" "),
         pictures: Some(args.out.join("pictures")),
@@ -193,7 +225,33 @@ pub(super) fn run(args: &Args) -> Result<()> {
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    // Once a case has run (and a quarter second passed, which a skipped case does not take):
+    // how long the whole run should take.
+    let weights: Vec<f64> = cases(&options).iter().map(|c| c.instances as f64).collect();
+    let started = std::time::Instant::now();
+    let mut estimated = args.quiet;
     let report = run_bench(&options, &mut |case, frame| {
+        let elapsed = started.elapsed().as_secs_f64();
+        if !estimated
+            && elapsed >= 0.25
+            && let Some(total) = estimate(elapsed, &weights, case.saturating_sub(1))
+        {
+            estimated = true;
+            bar.suspend(|| {
+                eprintln!(
+                    "{} after {} of {total_cases} cases: the whole run should take about {} \
+                     (cases scaled by agent count){}",
+                    duration(elapsed),
+                    case - 1,
+                    duration(total),
+                    if args.quick {
+                        ""
+                    } else {
+                        "; --quick for a first look"
+                    }
+                );
+            });
+        }
         bar.set_message(format!("{case}/{total_cases}"));
         bar.set_position((case.saturating_sub(1) as u64) * per_case + frame as u64);
     })
@@ -205,4 +263,20 @@ pub(super) fn run(args: &Args) -> Result<()> {
         println!("wrote {}", p.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_scales_the_time_so_far_by_agent_counts() {
+        let w = [1000.0, 10000.0, 1000.0, 10000.0];
+        assert_eq!(estimate(10.0, &w, 0), None);
+        assert_eq!(estimate(10.0, &w, 1), Some(220.0));
+        assert_eq!(estimate(110.0, &w, 2), Some(220.0));
+        assert_eq!(duration(12.4), "12 s");
+        assert_eq!(duration(250.0), "4 min 10 s");
+        assert_eq!(duration(3900.0), "1 h 05 min");
+    }
 }

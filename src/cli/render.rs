@@ -47,7 +47,7 @@ pub(super) enum SkinningArg {
     /// The GPU path unless the device cannot run it.
     Auto,
     /// The GPU path plus a live tier (`throng demo` only): the LOD preset's nearest agents
-    /// posed on the CPU each frame with foot IK on the ground.
+    /// evaluated on the CPU each frame with foot IK on the ground.
     Hybrid,
 }
 
