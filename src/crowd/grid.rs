@@ -36,8 +36,6 @@ pub struct Grid {
     /// Per cell, one past its last point in `points` (its first is the previous cell's end).
     ends: Vec<u32>,
     points: Vec<GridPoint>,
-    /// Per input point, where it went in `points`.
-    place: Vec<u32>,
     /// Scratch of the rebuild: each input point with its cell.
     keyed: Vec<(u32, GridPoint)>,
 }
@@ -66,7 +64,6 @@ impl Grid {
             side: 0,
             ends: Vec::new(),
             points: Vec::new(),
-            place: Vec::new(),
             keyed: Vec::new(),
         }
     }
@@ -143,11 +140,9 @@ impl Grid {
         // ...advanced past each point placed, in input order (stable: deterministic), leaves
         // each cell's end.
         self.points.resize(self.keyed.len(), GridPoint::default());
-        self.place.resize(self.keyed.len(), 0);
-        for (i, &(c, gp)) in self.keyed.iter().enumerate() {
+        for &(c, gp) in &self.keyed {
             let at = &mut self.ends[c as usize];
             self.points[*at as usize] = gp;
-            self.place[i] = *at;
             *at += 1;
         }
     }
@@ -160,11 +155,6 @@ impl Grid {
     /// The points, sorted by cell.
     pub fn points(&self) -> &[GridPoint] {
         &self.points
-    }
-
-    /// Where the `i`-th item of the last rebuild went in [`Grid::points`].
-    pub fn place(&self) -> &[u32] {
-        &self.place
     }
 
     #[inline]
@@ -230,9 +220,11 @@ mod tests {
             let cell = if round % 2 == 0 { 1.2 } else { 2.4 };
             grid.rebuild(half, cell, &pts, |&p| p);
             assert_eq!(grid.points().len(), pts.len());
-            for (i, &at) in grid.place().iter().enumerate() {
-                let q = grid.points()[at as usize];
-                assert_eq!((q.p, q.id), (pts[i], i as u32));
+            // Every point once, each where its item is.
+            let mut seen = vec![false; pts.len()];
+            for q in grid.points() {
+                assert_eq!(q.p, pts[q.id as usize]);
+                assert!(!std::mem::replace(&mut seen[q.id as usize], true));
             }
             for _ in 0..300 {
                 let q = Vec2::new(

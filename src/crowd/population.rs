@@ -17,7 +17,6 @@ mod update;
 
 use std::ops::Range;
 
-use glam::Vec2;
 use rayon::prelude::*;
 
 use super::agent::Agent;
@@ -29,6 +28,7 @@ use super::palette::Palette;
 use super::record::InstanceRecord;
 use super::schedule::{DrawRange, Schedule};
 use super::settings::{CrowdSettings, MAX_AGENTS, View};
+use super::sim::Pushes;
 use crate::format::ThrongFile;
 
 /// Tints of LOD levels 0, 1, 2... when [`Crowd::set_lod_colours`] is on: green, yellow, red,
@@ -94,8 +94,8 @@ pub struct Crowd {
     records: Vec<InstanceRecord>,
     schedule: Schedule,
     grid: Grid,
-    /// Per grid point: its avoidance push (zero unless due).
-    away: Vec<Vec2>,
+    /// Per slot: its avoidance push (written for the agents due).
+    away: Pushes,
     /// One bit per slot due this frame.
     due_bits: Vec<u64>,
     frame: u64,
@@ -137,7 +137,7 @@ impl Crowd {
             records: Vec::new(),
             schedule: Schedule::new(),
             grid: Grid::with_parallel_min(settings.parallel_min),
-            away: Vec::new(),
+            away: Pushes::default(),
             due_bits: Vec::new(),
             frame: 0,
             time: 0.0,

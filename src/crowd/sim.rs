@@ -12,6 +12,8 @@
 
 use std::f32::consts::{PI, TAU};
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::{Vec2, Vec3};
 
 use rayon::prelude::*;
@@ -196,21 +198,55 @@ pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
     away
 }
 
+/// Each point's push away from its neighbours, by id: [`avoidance`] writes those of the due
+/// points from any thread (walking the grid in cell order), and the steps read them in id
+/// order. Ids are slots, so the steps' reads run through memory in order, where reading in the
+/// grid's order would jump about it (the step pass's main cost at 100,000 agents); the
+/// scattered writes are the cheaper side, as only due points are written and a store does not
+/// wait for its line.
+#[derive(Debug, Default)]
+pub struct Pushes(Vec<AtomicU64>);
+
+impl Pushes {
+    /// The push of point `id` (zero, or an earlier frame's, unless it was due).
+    ///
+    /// # Panics
+    /// If `id` is not below the number of points of the last [`avoidance`].
+    #[inline]
+    pub fn get(&self, id: u32) -> Vec2 {
+        let bits = self.0[id as usize].load(Ordering::Relaxed);
+        Vec2::new(
+            f32::from_bits(bits as u32),
+            f32::from_bits((bits >> 32) as u32),
+        )
+    }
+
+    #[inline]
+    fn set(&self, id: u32, v: Vec2) {
+        let bits = u64::from(v.x.to_bits()) | (u64::from(v.y.to_bits()) << 32);
+        self.0[id as usize].store(bits, Ordering::Relaxed);
+    }
+}
+
 /// [`away_from`] for every point of `grid` whose id is `due`, walking the grid in cell order,
-/// in parallel from [`Grid::parallel_min`] points; `out[i]` is that of `grid.points()[i]` for points due (others are left as
-/// they were: less memory written). Allocates only when the grid grows.
-pub fn avoidance(grid: &Grid, due: impl Fn(u32) -> bool + Sync, out: &mut Vec<Vec2>) {
-    out.resize(grid.points().len(), Vec2::ZERO);
-    let one = |(o, q): (&mut Vec2, &GridPoint)| {
+/// in parallel from [`Grid::parallel_min`] points, into `out` by id (others are left as they
+/// were: less memory written). Allocates only when the grid grows.
+pub fn avoidance(grid: &Grid, due: impl Fn(u32) -> bool + Sync, out: &mut Pushes) {
+    let n = grid.points().len();
+    if out.0.len() < n {
+        out.0.resize_with(n, || AtomicU64::new(0));
+    }
+    let out = &*out;
+    let one = |q: &GridPoint| {
         if due(q.id) {
-            *o = away_from(grid, q.p, q.id);
+            out.set(q.id, away_from(grid, q.p, q.id));
         }
     };
-    if out.len() < grid.parallel_min() {
-        out.iter_mut().zip(grid.points()).for_each(one);
+    if n < grid.parallel_min() {
+        grid.points().iter().for_each(one);
     } else {
-        out.par_iter_mut()
-            .zip(grid.points().par_iter())
+        grid.points()
+            .par_iter()
             .with_min_len(grid.parallel_min())
             .for_each(one);
     }
@@ -369,9 +405,9 @@ mod tests {
             let p0 = Vec2::new(a.position.x, a.position.z);
             let neighbours = [p0, p0 + Vec2::new(0.5, 0.3)];
             grid.rebuild(20.0, AVOID_RADIUS, &neighbours, |&q| q);
-            let mut away = Vec::new();
-            avoidance(&grid, |id| id == 0, &mut away);
-            let away = away[grid.place()[0] as usize];
+            let mut pushes = Pushes::default();
+            avoidance(&grid, |id| id == 0, &mut pushes);
+            let away = pushes.get(0);
             assert!(away.length() > 0.1, "the neighbour pushes");
             let mut now = 0.0;
             for _ in 0..40 {

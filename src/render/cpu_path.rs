@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::cpu_skin::{SkinnedVertex, skin_into};
+use super::cpu_skin::{SkinnedVertex, with_palette};
 use super::device::Gpu;
 use super::error::RenderError;
 use super::frame::{CrowdFrame, FrameStats};
@@ -123,17 +123,21 @@ impl CpuPath {
                 let Some(job) = jobs.get(j as usize) else {
                     return 0;
                 };
-                let mut count = 0;
-                for &(mi, offset) in meshes.parts_of(job.character, job.level) {
-                    let vertices = match meshes.meshes[mi].attachment {
-                        Some(k) => &meshes.attachments[k].vertices[..],
-                        None => file.mesh_data(mi).0,
-                    };
-                    let out = &mut region[offset as usize..][..vertices.len()];
-                    skin_into(&texels, &job.pose, vertices, out);
-                    count += vertices.len();
-                }
-                count
+                let joints = file.characters()[job.character as usize].joint_count as usize;
+                // The pose's joints are blended once for all of the agent's parts.
+                with_palette(&texels, &job.pose, joints, |palette| {
+                    let mut count = 0;
+                    for &(mi, offset) in meshes.parts_of(job.character, job.level) {
+                        let vertices = match meshes.meshes[mi].attachment {
+                            Some(k) => &meshes.attachments[k].vertices[..],
+                            None => file.mesh_data(mi).0,
+                        };
+                        let out = &mut region[offset as usize..][..vertices.len()];
+                        palette.skin_into(vertices, out);
+                        count += vertices.len();
+                    }
+                    count
+                })
             })
             .sum();
         stats.cpu_skinned_vertices = skinned;

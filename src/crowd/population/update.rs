@@ -167,11 +167,11 @@ impl Crowd {
         };
         let (colours, margin) = (self.lod_colours, self.margin());
         let away = &self.away;
-        let body = |(((agent, record), hot), at): (
+        let body = |(slot, ((agent, record), hot)): (
+            usize,
             ((&mut Agent, &mut InstanceRecord), &mut Hot),
-            &u32,
         )| {
-            step(agent, away[*at as usize], &ctx);
+            step(agent, away.get(slot as u32), &ctx);
             *hot = Hot {
                 blend: hot.blend,
                 ..Hot::of(ctx.palette, agent, margin, hot.level)
@@ -179,16 +179,14 @@ impl Crowd {
             *record = record_of(file, agent, hot.level, colours);
         };
         let due: usize = self.due_runs.iter().map(|r| r.len()).sum();
-        let place = self.grid.place();
         if due < self.settings.parallel_min.max(1) {
             for run in &self.due_runs {
                 let r = run.start as usize..run.end as usize;
-                self.agents[r.clone()]
+                let items = self.agents[r.clone()]
                     .iter_mut()
                     .zip(&mut self.records[r.clone()])
-                    .zip(&mut self.hot[r.clone()])
-                    .zip(&place[r])
-                    .for_each(body);
+                    .zip(&mut self.hot[r.clone()]);
+                r.zip(items).for_each(body);
             }
         } else {
             // One parallel pass over every slot, stepping the due ones: one hand-over to the
@@ -197,11 +195,10 @@ impl Crowd {
                 .par_iter_mut()
                 .zip(self.records.par_iter_mut())
                 .zip(self.hot.par_iter_mut())
-                .zip(place.par_iter())
                 .enumerate()
                 .with_min_len(STEP_CHUNK)
                 .filter(|(s, _)| due_bits[s / 64] & (1 << (s % 64)) != 0)
-                .for_each(|(_, item)| body(item));
+                .for_each(body);
         }
         for run in &self.due_runs {
             self.schedule.mark_dirty(run.clone());
