@@ -19,6 +19,12 @@ struct TexelLayout {
     hshift: u32,
 };
 
+// The most influences a vertex of the draw has (1 to 4; the default, 4, serves any vertex): a
+// pipeline constant, as the renderer draws each mesh's triangles grouped by the influences their
+// vertices need. A software rasteriser runs both sides of every branch, so only influences
+// compiled out cost nothing there (src/render/influences.rs).
+override INFLUENCES: u32 = 4u;
+
 @group(0) @binding(0) var bone_texels: texture_2d_array<f32>;
 @group(0) @binding(1) var<uniform> texel_layout: TexelLayout;
 
@@ -93,16 +99,17 @@ fn joint_rows(p: Pose, joint: u32) -> Rows {
 // (summing to 1). The normal goes through the cofactor of the blended 3x3 part, which is right
 // under non-uniform scale and mirroring, and is normalised.
 fn skin(p: Pose, joints: vec4<u32>, weights: vec4<f32>, position: vec3<f32>, normal: vec3<f32>) -> Skinned {
-    // Influences are sorted largest first, so the first always counts; the others are
-    // skipped when their weight is 0 (most vertices have one to three).
+    // Influences are sorted largest first, so the first always counts; the others past
+    // INFLUENCES are compiled out, and the rest skipped when their weight is 0 (most vertices
+    // have one to three).
     var m = scale_rows(joint_rows(p, joints.x), weights.x);
-    if (weights.y != 0.0) {
+    if (INFLUENCES >= 2u && weights.y != 0.0) {
         m = add_rows(m, scale_rows(joint_rows(p, joints.y), weights.y));
     }
-    if (weights.z != 0.0) {
+    if (INFLUENCES >= 3u && weights.z != 0.0) {
         m = add_rows(m, scale_rows(joint_rows(p, joints.z), weights.z));
     }
-    if (weights.w != 0.0) {
+    if (INFLUENCES >= 4u && weights.w != 0.0) {
         m = add_rows(m, scale_rows(joint_rows(p, joints.w), weights.w));
     }
     let h = vec4<f32>(position, 1.0);

@@ -17,7 +17,7 @@ use super::meshes::Meshes;
 use super::motion::Motion;
 use super::pass::{Light, PassFormat};
 use super::path::SkinningPath;
-use super::pipelines::{Camera, Layouts, Pipelines};
+use super::pipelines::{ByInfluences, Camera, Layouts, Pipelines, for_influences};
 use super::shadow::Shadows;
 use super::shadow::{BLOB_CORNERS, Blobs, MAP_LEVELS, MAP_REACH, ShadowMap, fit, unused};
 use super::upload::{BakeTexels, texel_group, write_records};
@@ -106,7 +106,7 @@ impl CrowdRenderer {
         let texels = BakeTexels::new(gpu, file, &layouts.texel);
         let meshes = Meshes::new(gpu, file, options.attachments, &layouts.material)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let pipelines = Pipelines::new(device, &layouts, &options.format);
+        let pipelines = Pipelines::new(device, &layouts, &options.format, meshes.influences_used());
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(RenderError::Gpu(format!(
                 "building the pipelines for {:?}: {e}",
@@ -376,14 +376,16 @@ impl CrowdRenderer {
             &mut pass,
             &casters,
             path,
-            [&p.shadow_skinned, &p.shadow_bind, &p.shadow_world],
+            (&p.shadow_skinned, &p.shadow_bind, &p.shadow_world),
         )
     }
 
     /// Records the frame's character draws into `pass`, a pass of this renderer's
     /// [`PassFormat`] that the caller began (its attachments, load operations and viewport
-    /// are the caller's): one instanced draw per character part and LOD level on the GPU,
-    /// live and static paths, one draw per instance and part on the CPU path. `frame` must
+    /// are the caller's): one instanced draw per character part and LOD level on the static
+    /// path, one per part, level and run of triangles needing the same number of joint
+    /// influences (up to 4) on the GPU, live and hybrid paths, one per instance and part on
+    /// the CPU path. `frame` must
     /// be the one given to [`prepare`](Self::prepare) this frame (its records are what the
     /// GPU holds). Sets its own pipelines, bind groups 0 to 3 and vertex buffers 0 and 1: a
     /// caller drawing more afterwards sets its own again. Returns the number of draws.
@@ -419,7 +421,7 @@ impl CrowdRenderer {
                 pass,
                 frame,
                 path,
-                [&p.skinned, &p.unskinned_bind, &p.unskinned_world],
+                (&p.skinned, &p.unskinned_bind, &p.unskinned_world),
             )
     }
 
@@ -430,7 +432,7 @@ impl CrowdRenderer {
         pass: &mut wgpu::RenderPass,
         frame: &CrowdFrame,
         path: SkinningPath,
-        [skinned, bind, world]: [&wgpu::RenderPipeline; 3],
+        (skinned, bind, world): (&ByInfluences, &wgpu::RenderPipeline, &wgpu::RenderPipeline),
     ) -> usize {
         let Some(instances) = self.instances.as_ref() else {
             return 0;
@@ -448,10 +450,8 @@ impl CrowdRenderer {
             }
         };
         match texels {
-            Some(texels) => {
-                pass.set_pipeline(skinned);
-                pass.set_bind_group(0, texels, &[]);
-            }
+            // The skinned pipeline is set per run of triangles below.
+            Some(texels) => pass.set_bind_group(0, texels, &[]),
             None => pass.set_pipeline(bind),
         }
         // On the hybrid path, live ranges read the live matrices (bound for them, and the
@@ -470,8 +470,19 @@ impl CrowdRenderer {
                 pass.set_bind_group(2, &m.material, &[]);
                 pass.set_vertex_buffer(0, m.vertices.slice(..));
                 pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..m.index_count, 0, d.slots.clone());
-                draws += 1;
+                if texels.is_none() {
+                    pass.draw_indexed(0..m.index_count, 0, d.slots.clone());
+                    draws += 1;
+                    continue;
+                }
+                // Skinned: each run of triangles by the pipeline for its influences.
+                for (k, run) in m.runs() {
+                    if let Some(pipeline) = for_influences(skinned, k) {
+                        pass.set_pipeline(pipeline);
+                        pass.draw_indexed(run, 0, d.slots.clone());
+                        draws += 1;
+                    }
+                }
             }
             if let (Some(_), true, Some(texels)) = (hybrid_live, d.live, texels) {
                 pass.set_bind_group(0, texels, &[]);

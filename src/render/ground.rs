@@ -53,6 +53,7 @@ impl Ground {
                 module: &module,
                 vertex: entry(&format, "vs_ground", "vs_ground_motion"),
                 fragment: entry(&format, "fs_ground", "fs_ground_motion"),
+                constants: &[],
             },
             &[Some(wgpu::VertexBufferLayout {
                 array_stride: std::mem::size_of::<GroundVertex>() as u64,

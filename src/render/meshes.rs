@@ -8,6 +8,7 @@ use wgpu::util::DeviceExt as _;
 use super::attachment::Attachment;
 use super::device::Gpu;
 use super::error::RenderError;
+use super::influences::{MAX_INFLUENCES, by_influences};
 use crate::format::ThrongFile;
 use crate::format::records::{NONE, VertexRecord};
 
@@ -22,7 +23,21 @@ pub(super) struct GpuMesh {
     pub indices: wgpu::Buffer,
     pub vertex_count: u32,
     pub index_count: u32,
+    /// Index ranges of the triangles whose vertices need at most `k + 1` influences
+    /// (`runs[k]`), which the skinned pipelines draw one by one; the indices are uploaded in
+    /// that order.
+    pub runs: [std::ops::Range<u32>; MAX_INFLUENCES],
     pub material: wgpu::BindGroup,
+}
+
+impl GpuMesh {
+    /// The non-empty runs of [`GpuMesh::runs`], with the influences each needs (1 to 4).
+    pub fn runs(&self) -> impl Iterator<Item = (usize, std::ops::Range<u32>)> + '_ {
+        (1..)
+            .zip(&self.runs)
+            .filter(|(_, r)| !r.is_empty())
+            .map(|(k, r)| (k, r.clone()))
+    }
 }
 
 /// Every mesh of a bake and its attachments, on the GPU, by character and LOD level.
@@ -49,15 +64,16 @@ struct Uploader<'a> {
 }
 
 impl Uploader<'_> {
-    /// Vertex and index buffers and the material of one mesh.
+    /// Vertex and index buffers (triangles grouped by influences) and the material of one mesh.
     fn upload(
         &self,
         v: &[VertexRecord],
         i: &[u32],
         color: [f32; 4],
         view: &wgpu::TextureView,
-    ) -> (wgpu::Buffer, wgpu::Buffer, wgpu::BindGroup) {
+    ) -> Upload {
         let device = self.device;
+        let (i, runs) = by_influences(v, i);
         let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("mesh vertices"),
             contents: bytemuck::cast_slice::<VertexRecord, u8>(v),
@@ -65,7 +81,7 @@ impl Uploader<'_> {
         });
         let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("mesh indices"),
-            contents: bytemuck::cast_slice::<u32, u8>(i),
+            contents: bytemuck::cast_slice::<u32, u8>(&i),
             usage: wgpu::BufferUsages::INDEX,
         });
         let factor = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -91,8 +107,21 @@ impl Uploader<'_> {
                 },
             ],
         });
-        (vertices, indices, material)
+        Upload {
+            vertices,
+            indices,
+            runs,
+            material,
+        }
     }
+}
+
+/// What [`Uploader::upload`] made of one mesh.
+struct Upload {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    runs: [std::ops::Range<u32>; MAX_INFLUENCES],
+    material: wgpu::BindGroup,
 }
 
 impl Meshes {
@@ -137,16 +166,17 @@ impl Meshes {
             } else {
                 m.image as usize
             }];
-            let (vertices, indices, material) = uploader.upload(v, i, m.base_color, view);
+            let u = uploader.upload(v, i, m.base_color, view);
             meshes.push(GpuMesh {
                 character: m.character,
                 lod: m.lod,
                 attachment: None,
-                vertices,
-                indices,
+                vertices: u.vertices,
+                indices: u.indices,
                 vertex_count: m.vertex_count,
                 index_count: m.index_count,
-                material,
+                runs: u.runs,
+                material: u.material,
             });
         }
         let characters = file.characters().len() as u32;
@@ -160,17 +190,17 @@ impl Meshes {
                     ),
                 });
             }
-            let (vertices, indices, material) =
-                uploader.upload(&a.vertices, &a.indices, a.color, &image_views[white]);
+            let u = uploader.upload(&a.vertices, &a.indices, a.color, &image_views[white]);
             meshes.push(GpuMesh {
                 character: a.character,
                 lod: a.max_level,
                 attachment: Some(k),
-                vertices,
-                indices,
+                vertices: u.vertices,
+                indices: u.indices,
                 vertex_count: a.vertices.len() as u32,
                 index_count: a.indices.len() as u32,
-                material,
+                runs: u.runs,
+                material: u.material,
             });
         }
         let levels = file.meshes().iter().map(|m| m.lod + 1).max().unwrap_or(1);
@@ -182,6 +212,11 @@ impl Meshes {
             levels,
             agent_vertices,
         })
+    }
+
+    /// Which influence counts some mesh's triangles need: `[k]` for `k + 1`.
+    pub fn influences_used(&self) -> [bool; MAX_INFLUENCES] {
+        std::array::from_fn(|k| self.meshes.iter().any(|m| !m.runs[k].is_empty()))
     }
 
     /// The parts of `character` at LOD `level` (clamped to the bake's levels): mesh index and

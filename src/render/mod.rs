@@ -33,6 +33,7 @@ mod frame;
 mod ground;
 mod ground_mesh;
 pub mod image_diff;
+mod influences;
 mod live;
 mod meshes;
 mod motion;

@@ -45,6 +45,22 @@ pub fn gpu_skin(
     poses: &[FramePose],
     vertices: &[VertexRecord],
 ) -> Result<Vec<(Vec3, Vec3)>, RenderError> {
+    gpu_skin_with(gpu, renderer, poses, vertices, 4)
+}
+
+/// [`gpu_skin`] with the shader's `INFLUENCES` constant at `influences` (1 to 4, as the
+/// renderer's pipeline for a run of triangles has it): a vertex's influences past it are not
+/// counted.
+///
+/// # Errors
+/// As [`gpu_skin`].
+pub fn gpu_skin_with(
+    gpu: &Gpu,
+    renderer: &CrowdRenderer,
+    poses: &[FramePose],
+    vertices: &[VertexRecord],
+    influences: u32,
+) -> Result<Vec<(Vec3, Vec3)>, RenderError> {
     let device = &gpu.device;
     let verts: Vec<ParityVertex> = vertices
         .iter()
@@ -100,7 +116,10 @@ pub fn gpu_skin(
         layout: None,
         module: &module,
         entry_point: Some("skin_all"),
-        compilation_options: Default::default(),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants: &[("INFLUENCES", f64::from(influences))],
+            ..Default::default()
+        },
         cache: None,
     });
     let group = device.create_bind_group(&wgpu::BindGroupDescriptor {

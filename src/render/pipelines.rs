@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use super::cpu_skin::SkinnedVertex;
+use super::influences::MAX_INFLUENCES;
 use super::pass::{Light, PassFormat};
 use crate::crowd::InstanceRecord;
 use crate::format::records::VertexRecord;
@@ -295,11 +296,16 @@ pub(super) fn far_point(view_proj: glam::Mat4, reversed: bool) -> Option<glam::V
     (p.w.abs() > 1e-9 * p.truncate().length()).then(|| p.truncate() / p.w)
 }
 
+/// Values of a stage's pipeline constants (`override` in WGSL), by name.
+pub(super) type Constants<'a> = [(&'a str, f64)];
+
 /// A shader module with the entry points of one pipeline.
 pub(super) struct Stages<'a> {
     pub module: &'a wgpu::ShaderModule,
     pub vertex: &'a str,
     pub fragment: &'a str,
+    /// The vertex stage's pipeline constants.
+    pub constants: &'a Constants<'a>,
 }
 
 /// A pipeline of a pass of `format`: its samples, colour and depth formats and depth test,
@@ -318,7 +324,10 @@ pub(super) fn pipeline(
         vertex: wgpu::VertexState {
             module: stages.module,
             entry_point: Some(stages.vertex),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: stages.constants,
+                ..Default::default()
+            },
             buffers,
         },
         primitive: wgpu::PrimitiveState {
@@ -353,17 +362,19 @@ fn shadow_pipeline(
     device: &wgpu::Device,
     label: &str,
     layout: &wgpu::PipelineLayout,
-    module: &wgpu::ShaderModule,
-    vertex: &str,
+    stages: &Stages,
     buffers: &[Option<wgpu::VertexBufferLayout>],
 ) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(label),
         layout: Some(layout),
         vertex: wgpu::VertexState {
-            module,
-            entry_point: Some(vertex),
-            compilation_options: Default::default(),
+            module: stages.module,
+            entry_point: Some(stages.vertex),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: stages.constants,
+                ..Default::default()
+            },
             buffers,
         },
         primitive: wgpu::PrimitiveState {
@@ -452,16 +463,27 @@ fn blob_pipeline(
 /// Bytes of a blob's corner: model-space x and z, and its place on the ellipse (two f32 each).
 pub(super) const BLOB_CORNER_BYTES: usize = 16;
 
+/// The skinned pipelines of one pass, by the influences their vertices need: `[k]` for
+/// `k + 1` (the `INFLUENCES` constant of shaders/skinning.wgsl); only those some mesh needs
+/// are built.
+pub(super) type ByInfluences = [Option<wgpu::RenderPipeline>; MAX_INFLUENCES];
+
+/// The pipeline of `pipelines` for triangles whose vertices need `k` influences (1 to 4): its
+/// own, or failing that one that serves more.
+pub(super) fn for_influences(pipelines: &ByInfluences, k: usize) -> Option<&wgpu::RenderPipeline> {
+    pipelines.get(k.max(1) - 1..)?.iter().flatten().next()
+}
+
 /// The character pipelines.
 pub(super) struct Pipelines {
     /// GPU skinning from texels (baked or live).
-    pub skinned: wgpu::RenderPipeline,
+    pub skinned: ByInfluences,
     /// The bind pose, unskinned (the static path).
     pub unskinned_bind: wgpu::RenderPipeline,
     /// Vertices the CPU skinned (the CPU path), placed by their instance record.
     pub unskinned_world: wgpu::RenderPipeline,
     /// [`Pipelines::skinned`] into the shadow map, depth only.
-    pub shadow_skinned: wgpu::RenderPipeline,
+    pub shadow_skinned: ByInfluences,
     /// [`Pipelines::unskinned_bind`] into the shadow map.
     pub shadow_bind: wgpu::RenderPipeline,
     /// [`Pipelines::unskinned_world`] into the shadow map.
@@ -471,9 +493,15 @@ pub(super) struct Pipelines {
 }
 
 impl Pipelines {
-    /// Assembles the crowd shader and builds the pipelines; validation errors surface in the
-    /// caller's error scope.
-    pub fn new(device: &wgpu::Device, layouts: &Layouts, format: &PassFormat) -> Self {
+    /// Assembles the crowd shader and builds the pipelines, the skinned ones for the
+    /// influences in `used` (`used[k]`: some triangle's vertices need `k + 1`); validation
+    /// errors surface in the caller's error scope.
+    pub fn new(
+        device: &wgpu::Device,
+        layouts: &Layouts,
+        format: &PassFormat,
+        used: [bool; MAX_INFLUENCES],
+    ) -> Self {
         let crowd_source = format!("{SKINNING_WGSL}\n{LIGHTING_WGSL}\n{CROWD_WGSL}");
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("crowd.wgsl"),
@@ -511,6 +539,7 @@ impl Pipelines {
             module: &module,
             vertex,
             fragment: entry(format, "fs_lit", "fs_lit_motion"),
+            constants: &[],
         };
         let with = |vertex| {
             std::iter::once(vertex)
@@ -519,25 +548,34 @@ impl Pipelines {
         };
         let baked = std::mem::size_of::<VertexRecord>();
         let cpu = std::mem::size_of::<SkinnedVertex>();
-        let shadow = |label, layout, vertex, size, attributes| {
+        let shadow = |label, layout, stages: &Stages, size, attributes| {
             shadow_pipeline(
                 device,
                 label,
                 layout,
-                &module,
-                vertex,
+                stages,
                 &[vertices(size, attributes), Some(instances.clone())],
             )
         };
+        // One skinned pipeline (and its shadow) per count of influences in use, built from the
+        // value of the shader's INFLUENCES constant.
+        let by_influences = |build: &dyn Fn(&Constants) -> wgpu::RenderPipeline| {
+            std::array::from_fn(|k| used[k].then(|| build(&[("INFLUENCES", (k + 1) as f64)])))
+        };
         Self {
-            skinned: pipeline(
-                format,
-                device,
-                "skinned",
-                &skinned_layout,
-                &stages(entry(format, "vs_skinned", "vs_skinned_motion")),
-                &with(vertices(baked, &va)),
-            ),
+            skinned: by_influences(&|constants| {
+                pipeline(
+                    format,
+                    device,
+                    "skinned",
+                    &skinned_layout,
+                    &Stages {
+                        constants,
+                        ..stages(entry(format, "vs_skinned", "vs_skinned_motion"))
+                    },
+                    &with(vertices(baked, &va)),
+                )
+            }),
             unskinned_bind: pipeline(
                 format,
                 device,
@@ -554,24 +592,29 @@ impl Pipelines {
                 &stages(entry(format, "vs_unskinned", "vs_unskinned_motion")),
                 &with(vertices(cpu, &pa)),
             ),
-            shadow_skinned: shadow(
-                "skinned shadow",
-                &skinned_shadow_layout,
-                "vs_shadow_skinned",
-                baked,
-                &va,
-            ),
+            shadow_skinned: by_influences(&|constants| {
+                shadow(
+                    "skinned shadow",
+                    &skinned_shadow_layout,
+                    &Stages {
+                        constants,
+                        ..stages("vs_shadow_skinned")
+                    },
+                    baked,
+                    &va,
+                )
+            }),
             shadow_bind: shadow(
                 "static shadow",
                 &unskinned_shadow_layout,
-                "vs_shadow_unskinned",
+                &stages("vs_shadow_unskinned"),
                 baked,
                 &pa,
             ),
             shadow_world: shadow(
                 "cpu skinned shadow",
                 &unskinned_shadow_layout,
-                "vs_shadow_unskinned",
+                &stages("vs_shadow_unskinned"),
                 cpu,
                 &pa,
             ),
