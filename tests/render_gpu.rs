@@ -18,6 +18,7 @@ use throng::format::ThrongFile;
 use throng::format::records::VertexRecord;
 use throng::render::cpu_skin::skin_vertex;
 use throng::render::image_diff::compare;
+use throng::render::influences::{MAX_INFLUENCES, influences};
 use throng::render::parity::gpu_skin_with;
 use throng::render::{
     BackendChoice, CrowdRenderer, Gpu, Light, PassFormat, SceneDraw, Shadows, SkinningPath, Stage,
@@ -91,14 +92,12 @@ fn influence_runs(choice: BackendChoice) {
         .unwrap();
     let file = ThrongFile::open(&out).unwrap();
     let (vertices, _) = file.mesh_data(0);
-    let need = |v: &VertexRecord| {
-        v.weights
+    for k in 1..=MAX_INFLUENCES {
+        let run: Vec<VertexRecord> = vertices
             .iter()
-            .rposition(|w| *w != 0.0)
-            .map_or(1, |i| i + 1)
-    };
-    for k in 1..=4 {
-        let run: Vec<VertexRecord> = vertices.iter().filter(|v| need(v) == k).copied().collect();
+            .filter(|v| influences(v) == k)
+            .copied()
+            .collect();
         assert!(
             !run.is_empty(),
             "CesiumMan has vertices needing {k} influences"

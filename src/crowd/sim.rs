@@ -11,7 +11,6 @@
 //! result in any order.
 
 use std::f32::consts::{PI, TAU};
-
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::{Vec2, Vec3};

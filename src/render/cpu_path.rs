@@ -123,7 +123,10 @@ impl CpuPath {
                 let Some(job) = jobs.get(j as usize) else {
                     return 0;
                 };
-                let joints = file.characters()[job.character as usize].joint_count as usize;
+                let joints = file
+                    .characters()
+                    .get(job.character as usize)
+                    .map_or(0, |c| c.joint_count as usize);
                 // The pose's joints are blended once for all of the agent's parts.
                 with_palette(&texels, &job.pose, joints, |palette| {
                     let mut count = 0;

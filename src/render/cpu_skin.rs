@@ -5,9 +5,9 @@
 //!
 //! A pose's joint matrices are blended once per instance into a [`Palette`] (its frames
 //! interpolated and cross-faded, f16 texels converted, rows turned into columns), and every
-//! vertex then sums its influences from it: the shader does the same blend per vertex, which on a CPU would repeat
-//! it for every vertex a joint moves. The sums are the same operations in the same order, so
-//! the result is bit for bit what blending per vertex gives.
+//! vertex then sums its influences from it. The shader does the same blend per vertex, which
+//! on a CPU would repeat it for every vertex a joint moves. The sums are the same operations
+//! in the same order, so the result is bit for bit what blending per vertex gives.
 
 use std::cell::RefCell;
 

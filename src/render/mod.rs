@@ -33,7 +33,7 @@ mod frame;
 mod ground;
 mod ground_mesh;
 pub mod image_diff;
-mod influences;
+pub mod influences;
 mod live;
 mod meshes;
 mod motion;
