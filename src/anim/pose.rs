@@ -9,7 +9,8 @@ use super::transform::Transform;
 /// One forward loop, since a parent always comes before its children. A root joint starts from
 /// its root base (the folded-in non-joint ancestors), so model space is the glTF scene's world
 /// space. A joint whose local transform is, bit for bit, its rest pose takes the skeleton's
-/// rest matrix instead of building it again (the same bits; most joints of most clips).
+/// rest matrix instead of building it again (the same bits; the joints a clip has no channel
+/// for).
 ///
 /// # Panics
 /// If `local` or `model` is not `skeleton.len()` long.

@@ -39,7 +39,7 @@ pub struct Skeleton {
     parents: Vec<Option<u16>>,
     rest: Vec<Transform>,
     /// `rest[j].to_mat4()`, made once: forward kinematics reuses it for every joint a pose
-    /// leaves at rest (most joints a clip has no channel for).
+    /// leaves at rest (the joints a clip has no channel for).
     rest_matrices: Vec<Mat4>,
     inverse_bind: Vec<Mat4>,
     root_bases: Vec<Mat4>,
