@@ -7,7 +7,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use super::agent::Agent;
-use super::cull::Frustum;
+use super::cull::{Frustum, SphereTest};
 use super::lod::{LodPolicy, MAX_LEVELS};
 use super::palette::Palette;
 use super::schedule::Schedule;
@@ -96,7 +96,7 @@ impl Assigner<'_> {
     /// [`LodPolicy::level_for`]'s, compared squared (no square root or division per agent):
     /// `d / s >= D` as `d² >= D² s²`.
     pub(crate) fn assign(&self, hot: &mut [Hot], want: &mut [u32], view: Option<&View>) {
-        let frustum = view.map(|v| Frustum::from_view_proj(v.view_proj));
+        let frustum = view.map(|v| SphereTest::new(&Frustum::from_view_proj(v.view_proj)));
         let culled = self.schedule.culled_group();
         let mut squared = [0f32; MAX_LEVELS - 1];
         let n = self.policy.distances.len().min(MAX_LEVELS - 1);
@@ -120,7 +120,7 @@ impl Assigner<'_> {
                     let s2 = h.scale * h.scale;
                     let level = squared.iter().filter(|&&q| d2 >= q * s2).count() as u32;
                     let visible = !self.policy.culling
-                        || frustum.intersects_sphere(Vec3::new(h.x, h.cy, h.z), h.radius);
+                        || frustum.intersects(Vec3::new(h.x, h.cy, h.z), h.radius);
                     (level, visible)
                 }
                 _ => (0, true),

@@ -6,13 +6,17 @@
 //! row: queries made in that order hit the cache. Points outside the
 //! plaza are kept in the nearest edge cell, so queries stay exact.
 
-use glam::Vec2;
+use glam::{Vec2, Vec4};
 use rayon::prelude::*;
 
 use super::PARALLEL_MIN;
 
 /// Most cells a grid allocates: past this the cells grow instead (about 32 MB of counters).
 const MAX_CELLS: usize = 1 << 23;
+
+/// Points kept past the last one (zeros), so that any run of points may be read in whole
+/// groups of four: see [`Grid::four`].
+pub const PADDING: usize = 4;
 
 /// One point of the grid: where it is and whose it is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -35,7 +39,11 @@ pub struct Grid {
     side: u32,
     /// Per cell, one past its last point in `points` (its first is the previous cell's end).
     ends: Vec<u32>,
-    points: Vec<GridPoint>,
+    /// The points by cell, as three arrays (x, z, id: four of each load as one vector),
+    /// each followed by [`PADDING`] zeros.
+    xs: Vec<f32>,
+    zs: Vec<f32>,
+    ids: Vec<u32>,
     /// Scratch of the rebuild: each input point with its cell.
     keyed: Vec<(u32, GridPoint)>,
 }
@@ -63,7 +71,9 @@ impl Grid {
             half: 0.0,
             side: 0,
             ends: Vec::new(),
-            points: Vec::new(),
+            xs: Vec::new(),
+            zs: Vec::new(),
+            ids: Vec::new(),
             keyed: Vec::new(),
         }
     }
@@ -139,10 +149,14 @@ impl Grid {
         }
         // ...advanced past each point placed, in input order (stable: deterministic), leaves
         // each cell's end.
-        self.points.resize(self.keyed.len(), GridPoint::default());
+        let len = self.keyed.len() + PADDING;
+        self.xs.resize(len, 0.0);
+        self.zs.resize(len, 0.0);
+        self.ids.resize(len, 0);
         for &(c, gp) in &self.keyed {
             let at = &mut self.ends[c as usize];
-            self.points[*at as usize] = gp;
+            let i = *at as usize;
+            (self.xs[i], self.zs[i], self.ids[i]) = (gp.p.x, gp.p.y, gp.id);
             *at += 1;
         }
     }
@@ -152,9 +166,57 @@ impl Grid {
         self.cell
     }
 
-    /// The points, sorted by cell.
-    pub fn points(&self) -> &[GridPoint] {
-        &self.points
+    /// How many points the grid holds.
+    pub fn len(&self) -> usize {
+        self.ids.len().saturating_sub(PADDING)
+    }
+
+    /// Whether the grid holds no points.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Point `i` (below [`Grid::len`]) in cell order.
+    ///
+    /// # Panics
+    /// If `i` is out of range.
+    #[inline]
+    pub fn point(&self, i: usize) -> GridPoint {
+        assert!(i < self.len(), "point {i} of {}", self.len());
+        GridPoint {
+            p: Vec2::new(self.xs[i], self.zs[i]),
+            id: self.ids[i],
+        }
+    }
+
+    /// The id of point `i` (below [`Grid::len`]) in cell order.
+    ///
+    /// # Panics
+    /// If `i` is out of range.
+    #[inline]
+    pub fn id(&self, i: usize) -> u32 {
+        self.ids[..self.len()][i]
+    }
+
+    /// The points in cell order.
+    pub fn points(&self) -> impl ExactSizeIterator<Item = GridPoint> + '_ {
+        (0..self.len()).map(|i| self.point(i))
+    }
+
+    /// Points `i..i + 4` in cell order as lanes: x, z and id. Past [`Grid::len`] (up to
+    /// [`PADDING`] of them) the lanes are zeros, so that a run may be read in whole groups
+    /// of four.
+    ///
+    /// # Panics
+    /// If `i` is more than [`Grid::len`].
+    #[inline]
+    pub fn four(&self, i: usize) -> (Vec4, Vec4, [u32; 4]) {
+        let ids: [u32; 4] = self.ids[i..i + 4].try_into().expect("four ids");
+        (
+            Vec4::from_slice(&self.xs[i..i + 4]),
+            Vec4::from_slice(&self.zs[i..i + 4]),
+            ids,
+        )
     }
 
     #[inline]
@@ -174,10 +236,31 @@ impl Grid {
     /// it is at most half of it.
     #[inline]
     pub fn for_each_near(&self, p: Vec2, radius: f32, mut f: impl FnMut(u32, Vec2, f32)) {
-        if self.points.is_empty() {
+        let r2 = radius * radius;
+        self.for_each_run_near(p, radius, |run| {
+            for i in run {
+                let q = self.point(i);
+                let d2 = (q.p - p).length_squared();
+                if d2 <= r2 {
+                    f(q.id, q.p, d2);
+                }
+            }
+        });
+    }
+
+    /// Calls `f(run)` for each run of [`Grid::points`] that [`Grid::for_each_near`] visits
+    /// (the cells around `p` a circle of `radius` metres overlaps, one row of cells at a
+    /// time, in the same order): every point within `radius` is in one of them, with others.
+    #[inline]
+    pub fn for_each_run_near(
+        &self,
+        p: Vec2,
+        radius: f32,
+        mut f: impl FnMut(std::ops::Range<usize>),
+    ) {
+        if self.is_empty() {
             return;
         }
-        let r2 = radius * radius;
         let (x0, x1) = (self.axis(p.x - radius), self.axis(p.x + radius));
         let (z0, z1) = (self.axis(p.y - radius), self.axis(p.y + radius));
         for z in z0..=z1 {
@@ -185,12 +268,7 @@ impl Grid {
             let first = (row + x0) as usize;
             let start = if first == 0 { 0 } else { self.ends[first - 1] };
             let end = self.ends[(row + x1) as usize];
-            for q in &self.points[start as usize..end as usize] {
-                let d2 = (q.p - p).length_squared();
-                if d2 <= r2 {
-                    f(q.id, q.p, d2);
-                }
-            }
+            f(start as usize..end as usize);
         }
     }
 }
@@ -219,7 +297,7 @@ mod tests {
             // Cells of the radius (3×3 per query) and of twice it (2×2).
             let cell = if round % 2 == 0 { 1.2 } else { 2.4 };
             grid.rebuild(half, cell, &pts, |&p| p);
-            assert_eq!(grid.points().len(), pts.len());
+            assert_eq!(grid.len(), pts.len());
             // Every point once, each where its item is.
             let mut seen = vec![false; pts.len()];
             for q in grid.points() {

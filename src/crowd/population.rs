@@ -94,10 +94,12 @@ pub struct Crowd {
     records: Vec<InstanceRecord>,
     schedule: Schedule,
     grid: Grid,
-    /// Per slot: its avoidance push (written for the agents due).
+    /// Per slot: its avoidance push (written for the agents due that steer).
     away: Pushes,
     /// One bit per slot due this frame.
     due_bits: Vec<u64>,
+    /// One bit per slot due this frame whose step reads its push ([`crate::crowd::sim::steers`]).
+    steer_bits: Vec<u64>,
     frame: u64,
     time: f64,
     lod_colours: bool,
@@ -139,6 +141,7 @@ impl Crowd {
             grid: Grid::with_parallel_min(settings.parallel_min),
             away: Pushes::default(),
             due_bits: Vec::new(),
+            steer_bits: Vec::new(),
             frame: 0,
             time: 0.0,
             lod_colours: false,

@@ -74,15 +74,7 @@ impl Playback {
             time_b,
             fade,
         } = *self;
-        let side = |anim: u32, t: f32| {
-            let a = anim as usize;
-            let (f0, f1, w) = file.frames_at(a, t);
-            (
-                (file.frame_base(a, f0) / u64::from(TEXELS_PER_MATRIX)) as u32,
-                (file.frame_base(a, f1) / u64::from(TEXELS_PER_MATRIX)) as u32,
-                w,
-            )
-        };
+        let side = |anim: u32, t: f32| file.matrices_at(anim as usize, t);
         let (a0, a1, aw) = side(anim_a, time_a);
         let (b0, b1, bw) = if fade > 0.0 {
             side(anim_b, time_b)
@@ -195,6 +187,62 @@ pub fn joint_rows(t: &Texels, pose: &FramePose, joint: u32) -> Rows {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::crowd::testing::{SynthAnim, synthetic_file};
+    use crate::format::records::anim_flags;
+
+    /// `frames_at` skips `fmodf` within the first lap and truncates where it floored: the
+    /// sampling rule of docs/FORMAT.md as written (`rem_euclid`, `floor`) gives the same
+    /// frames and the same weight bits at every time, inside a lap or not, negative, huge,
+    /// on frame boundaries and on the end; and `matrices_at` the same frames' matrices as
+    /// `frame_base`.
+    #[test]
+    fn frames_at_is_the_sampling_rule_to_the_bit() {
+        let file = synthetic_file(
+            &[vec![
+                SynthAnim::clip("loop", true),
+                SynthAnim::clip("hold", false),
+            ]],
+            1,
+        );
+        let rule = |anim: usize, time: f32| {
+            let a = &file.anims()[anim];
+            let (n, d) = (a.frame_count, a.duration);
+            if a.flags & anim_flags::LOOPING != 0 {
+                let x = (time / d).rem_euclid(1.0) * n as f32;
+                let f0 = (x.floor() as u32).min(n - 1);
+                (f0, (f0 + 1) % n, (x - f0 as f32).clamp(0.0, 1.0))
+            } else {
+                let x = (time / d).clamp(0.0, 1.0) * (n - 1) as f32;
+                let f0 = (x.floor() as u32).min(n - 2);
+                (f0, f0 + 1, (x - f0 as f32).clamp(0.0, 1.0))
+            }
+        };
+        let mut looped = 0;
+        for (anim, a) in file.anims().iter().enumerate() {
+            looped += usize::from(a.flags & anim_flags::LOOPING != 0);
+            let (n, d) = (a.frame_count as f32, a.duration);
+            let mut times = vec![0.0, -0.0, d, -d, 2.0 * d, 1e9, -1e9, f32::MIN_POSITIVE];
+            // Frame boundaries and a hair either side of them, over three laps each way.
+            for j in -3 * a.frame_count as i32..=3 * a.frame_count as i32 {
+                let t = j as f32 * d / n;
+                times.extend([t, t.next_up(), t.next_down()]);
+            }
+            // And between them.
+            times.extend((0..4000).map(|k| (k as f32 - 1000.0) * d / 1000.0 + 1e-4));
+            let matrix = |f| (file.frame_base(anim, f) / u64::from(TEXELS_PER_MATRIX)) as u32;
+            for t in times {
+                let (f0, f1, w) = file.frames_at(anim, t);
+                let (r0, r1, rw) = rule(anim, t);
+                assert_eq!((f0, f1, w.to_bits()), (r0, r1, rw.to_bits()), "at {t} s");
+                let (m0, m1, mw) = file.matrices_at(anim, t);
+                assert_eq!(
+                    (m0, m1, mw.to_bits()),
+                    (matrix(r0), matrix(r1), rw.to_bits())
+                );
+            }
+        }
+        assert_eq!(looped, 1, "one looping clip and one held");
+    }
 
     #[test]
     fn a_record_gives_back_its_pose() {

@@ -450,25 +450,27 @@ impl ThrongFile {
     /// animation wraps (frame `frame_count` is frame 0), a clamped one holds its ends. This is
     /// the sampling rule of docs/FORMAT.md.
     pub fn frames_at(&self, anim: usize, time: f32) -> (u32, u32, f32) {
-        let Some(a) = self.anims.get(anim) else {
-            return (0, 0, 0.0);
-        };
-        let (n, d) = (a.frame_count, a.duration);
-        if !(d > 0.0 && time.is_finite()) || n < 2 && a.flags & anim_flags::LOOPING == 0 || n < 1 {
-            return (0, 0, 0.0);
-        }
-        if a.flags & anim_flags::LOOPING != 0 {
-            let u = (time / d).rem_euclid(1.0);
-            let x = u * n as f32;
-            let f0 = (x.floor() as u32).min(n - 1);
-            let w = (x - f0 as f32).clamp(0.0, 1.0);
-            (f0, (f0 + 1) % n, w)
-        } else {
-            let x = (time / d).clamp(0.0, 1.0) * (n - 1) as f32;
-            let f0 = (x.floor() as u32).min(n - 2);
-            let w = (x - f0 as f32).clamp(0.0, 1.0);
-            (f0, f0 + 1, w)
-        }
+        self.anims
+            .get(anim)
+            .map_or((0, 0, 0.0), |a| frames_of(a, time))
+    }
+
+    /// [`ThrongFile::frames_at`] as whole-matrix indices: where each of the two frames'
+    /// joint 0 starts, counted in matrices ([`TEXELS_PER_MATRIX`] texels) from the first
+    /// texel, as instance records hold them; `anim` in range. One look-up of the animation
+    /// and its character for both frames: the crowd calls this for every agent stepped.
+    ///
+    /// # Panics
+    /// If `anim` is out of range.
+    #[inline]
+    pub fn matrices_at(&self, anim: usize, time: f32) -> (u32, u32, f32) {
+        let a = &self.anims[anim];
+        let (f0, f1, w) = frames_of(a, time);
+        let joints = u64::from(self.characters[a.character as usize].joint_count);
+        // Every animation starts at a whole matrix (validated), so this division is exact.
+        let first = a.first_texel / u64::from(TEXELS_PER_MATRIX);
+        let at = |frame: u32| (first + u64::from(frame) * joints) as u32;
+        (at(f0), at(f1), w)
     }
 
     /// The texel index of joint 0, row 0 of frame `frame` of animation `anim` (both in range).
@@ -487,6 +489,35 @@ impl ThrongFile {
             + (u64::from(frame) * u64::from(joints) + u64::from(joint))
                 * u64::from(TEXELS_PER_MATRIX)
             + u64::from(row)
+    }
+}
+
+/// [`ThrongFile::frames_at`] of animation `a`.
+#[inline]
+fn frames_of(a: &AnimRecord, time: f32) -> (u32, u32, f32) {
+    let (n, d) = (a.frame_count, a.duration);
+    if !(d > 0.0 && time.is_finite()) || n < 2 && a.flags & anim_flags::LOOPING == 0 || n < 1 {
+        return (0, 0, 0.0);
+    }
+    // `x` below is never negative, so truncating is flooring (`floor` is a library call on
+    // baseline x86-64), and `f0` is below `n`, so one comparison wraps it (not a division).
+    if a.flags & anim_flags::LOOPING != 0 {
+        let u = time / d;
+        // Callers mostly keep the time within one lap already: no `fmodf` call then.
+        let u = if (0.0..1.0).contains(&u) {
+            u
+        } else {
+            u.rem_euclid(1.0)
+        };
+        let x = u * n as f32;
+        let f0 = (x as u32).min(n - 1);
+        let w = (x - f0 as f32).clamp(0.0, 1.0);
+        (f0, if f0 + 1 < n { f0 + 1 } else { 0 }, w)
+    } else {
+        let x = (time / d).clamp(0.0, 1.0) * (n - 1) as f32;
+        let f0 = (x as u32).min(n - 2);
+        let w = (x - f0 as f32).clamp(0.0, 1.0);
+        (f0, f0 + 1, w)
     }
 }
 

@@ -17,7 +17,7 @@ use crate::crowd::assign::{Assigner, Hot};
 use crate::crowd::error::CrowdError;
 use crate::crowd::record::InstanceRecord;
 use crate::crowd::settings::{STATS_LEVELS, UpdateStats, View};
-use crate::crowd::sim::{GRID_CELL, StepContext, avoidance, step};
+use crate::crowd::sim::{GRID_CELL, StepContext, avoidance, steers, step};
 use crate::format::ThrongFile;
 
 /// Slots per job of the parallel step pass. The pass visits every slot but steps only the due
@@ -142,21 +142,30 @@ impl Crowd {
     fn step_due(&mut self, file: &ThrongFile) -> usize {
         self.due_runs.clear();
         self.due_runs.extend(self.schedule.due(self.frame));
+        let words = self.agents.len().div_ceil(64);
         self.due_bits.clear();
-        self.due_bits.resize(self.agents.len().div_ceil(64), 0);
+        self.due_bits.resize(words, 0);
+        self.steer_bits.clear();
+        self.steer_bits.resize(words, 0);
         for run in &self.due_runs {
             for s in run.clone() {
-                self.due_bits[s as usize / 64] |= 1 << (s % 64);
+                let (word, bit) = (s as usize / 64, 1 << (s % 64));
+                self.due_bits[word] |= bit;
+                if steers(&self.agents[s as usize], self.time) {
+                    self.steer_bits[word] |= bit;
+                }
             }
         }
         self.grid
             .rebuild(self.half, GRID_CELL, &self.hot, |h| Vec2::new(h.x, h.z));
-        let due_bits = &self.due_bits;
+        // Only the steps that read their push need one: agents standing still do not.
+        let steer_bits = &self.steer_bits;
         avoidance(
             &self.grid,
-            |s| due_bits[s as usize / 64] & (1 << (s % 64)) != 0,
+            |s| steer_bits[s as usize / 64] & (1 << (s % 64)) != 0,
             &mut self.away,
         );
+        let due_bits = &self.due_bits;
 
         let ctx = StepContext {
             palette: &self.palette,
