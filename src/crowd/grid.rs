@@ -149,10 +149,14 @@ impl Grid {
         }
         // ...advanced past each point placed, in input order (stable: deterministic), leaves
         // each cell's end.
-        let len = self.keyed.len() + PADDING;
-        self.xs.resize(len, 0.0);
-        self.zs.resize(len, 0.0);
-        self.ids.resize(len, 0);
+        let n = self.keyed.len();
+        self.xs.resize(n + PADDING, 0.0);
+        self.zs.resize(n + PADDING, 0.0);
+        self.ids.resize(n + PADDING, 0);
+        // The padding is zeros even where the grid held more points before.
+        self.xs[n..].fill(0.0);
+        self.zs[n..].fill(0.0);
+        self.ids[n..].fill(0);
         for &(c, gp) in &self.keyed {
             let at = &mut self.ends[c as usize];
             let i = *at as usize;
@@ -277,6 +281,19 @@ impl Grid {
 mod tests {
     use super::*;
     use crate::crowd::rng::Rng;
+
+    /// Past the last point a group of four reads zeros, also after the grid shrank.
+    #[test]
+    fn the_padding_is_zeros() {
+        let mut grid = Grid::new();
+        let pts: Vec<Vec2> = (0..50).map(|i| Vec2::new(i as f32 * 0.1, 1.0)).collect();
+        grid.rebuild(10.0, 2.4, &pts, |&p| p);
+        grid.rebuild(10.0, 2.4, &pts[..20], |&p| p);
+        assert_eq!(grid.len(), 20);
+        assert_eq!(grid.four(20), (Vec4::ZERO, Vec4::ZERO, [0; 4]));
+        let (x, _, ids) = grid.four(18);
+        assert_eq!((x.z, x.w, ids[2], ids[3]), (0.0, 0.0, 0, 0));
+    }
 
     #[test]
     fn queries_find_exactly_the_points_within_the_radius() {
