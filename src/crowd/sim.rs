@@ -201,20 +201,10 @@ pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
             let apart = d.cmpgt(Vec4::splat(1e-4));
             // On top of each other: +x when the other's id is lower, else −x (y −0 then,
             // as `-Vec2::X` has it).
-            let lower = |k: usize| ids[k] < id;
+            let lower = BVec4A::new(ids[0] < id, ids[1] < id, ids[2] < id, ids[3] < id);
             let (sx, sy) = (
-                Vec4::new(
-                    if lower(0) { 1.0 } else { -1.0 },
-                    if lower(1) { 1.0 } else { -1.0 },
-                    if lower(2) { 1.0 } else { -1.0 },
-                    if lower(3) { 1.0 } else { -1.0 },
-                ),
-                Vec4::new(
-                    if lower(0) { 0.0 } else { -0.0 },
-                    if lower(1) { 0.0 } else { -0.0 },
-                    if lower(2) { 0.0 } else { -0.0 },
-                    if lower(3) { 0.0 } else { -0.0 },
-                ),
+                Vec4::select(lower, Vec4::ONE, Vec4::NEG_ONE),
+                Vec4::select(lower, Vec4::ZERO, Vec4::splat(-0.0)),
             );
             let (dir_x, dir_y) = (
                 Vec4::select(apart, dx / d, sx),
@@ -384,6 +374,17 @@ mod tests {
     use crate::crowd::palette::PaletteNames;
     use crate::crowd::testing::{standard_anims, synthetic_file};
 
+    /// The steps' context of the tests: a flat plaza of half-size 20 m, fades of 0.3 s.
+    fn context(palette: &Palette, now: f64) -> StepContext<'_> {
+        StepContext {
+            palette,
+            half: 20.0,
+            fade_seconds: 0.3,
+            now,
+            terrain: Terrain::Flat,
+        }
+    }
+
     fn setup() -> Palette {
         let file = synthetic_file(&[standard_anims()], 3);
         Palette::new(&file, &PaletteNames::default()).unwrap()
@@ -471,13 +472,7 @@ mod tests {
                     8 => 1.0,
                     _ => 1.0 / 60.0 * f64::from(1 + a.rng.below(8)),
                 };
-                let ctx = StepContext {
-                    palette: &p,
-                    half: 20.0,
-                    fade_seconds: 0.3,
-                    now,
-                    terrain: Terrain::Flat,
-                };
+                let ctx = context(&p, now);
                 let (mut pushed, mut free) = (a, a);
                 step(&mut pushed, Vec2::new(0.7, -0.4), &ctx);
                 step(&mut free, Vec2::ZERO, &ctx);
@@ -574,13 +569,7 @@ mod tests {
             for _ in 0..40 {
                 let dt = 1.0 / 60.0 * f64::from(1 + a.rng.below(8));
                 now += dt;
-                let ctx = StepContext {
-                    palette: &p,
-                    half: 20.0,
-                    fade_seconds: 0.3,
-                    now,
-                    terrain: Terrain::Flat,
-                };
+                let ctx = context(&p, now);
                 let before = a;
                 let mut after = a;
                 step(&mut after, away, &ctx);
