@@ -329,3 +329,127 @@ fn cesium_man_animations_merge_by_default() {
         assert!(err.to_string().contains("cannot merge"), "{err}");
     }
 }
+
+/// A channel at `t`, one channel at a time, as glTF's Appendix C and the samplers' docs say,
+/// with the library's scalar slerp: the reference for the batched samplers below.
+fn channel_value(channel: &throng::anim::Channel, t: f32) -> glam::Vec4 {
+    use throng::anim::{Interpolation, Property, transform::slerp_shortest};
+    let (times, values) = (channel.times(), channel.values());
+    let cubic = channel.interpolation() == Interpolation::CubicSpline;
+    let key = |k: usize| if cubic { values[3 * k + 1] } else { values[k] };
+    let n = times.len();
+    if t <= times[0] {
+        return key(0);
+    }
+    if t >= times[n - 1] {
+        return key(n - 1);
+    }
+    let k = times.partition_point(|&x| x <= t) - 1;
+    let u = (t - times[k]) / (times[k + 1] - times[k]);
+    let rotation = channel.property() == Property::Rotation;
+    match channel.interpolation() {
+        Interpolation::Step => values[k],
+        Interpolation::Linear if rotation => slerp_shortest(
+            Quat::from_vec4(values[k]),
+            Quat::from_vec4(values[k + 1]),
+            u,
+        )
+        .into(),
+        Interpolation::Linear => values[k].lerp(values[k + 1], u),
+        Interpolation::CubicSpline => {
+            let dt = times[k + 1] - times[k];
+            let (u2, u3) = (u * u, u * u * u);
+            let p = values[3 * k + 1] * (2.0 * u3 - 3.0 * u2 + 1.0)
+                + values[3 * k + 2] * dt * (u3 - 2.0 * u2 + u)
+                + values[3 * k + 4] * (-2.0 * u3 + 3.0 * u2)
+                + values[3 * k + 3] * dt * (u3 - u2);
+            if rotation { p.normalize() } else { p }
+        }
+    }
+}
+
+/// On every clip of the mannequin, Fox, CesiumMan and RobotExpressive, at 60 Hz through two
+/// laps and at every key: the samplers (binary search and cursor: slerps four at a time, keys
+/// found once per timeline) give the bits of sampling channel by channel, forward kinematics
+/// (local matrices four at a time) the bits of one `to_mat4` and one product per joint, and
+/// the skinning matrices those of one product per joint. Where the CPU has AVX, the library's
+/// side runs its AVX copies and this side does not: the bits must agree across them too.
+#[test]
+fn batched_poses_are_the_one_by_one_bits_on_every_model() {
+    use throng::anim::{ClipCursor, Playback, Property, sample_with_cursor};
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let mut models = vec![("mannequin".to_string(), common::mannequin())];
+    for name in ["Fox.glb", "CesiumMan.glb", "RobotExpressive.glb"] {
+        if let Some(path) = common::shared_asset(name) {
+            models.push((name.into(), load(&path, &ImportOptions::default()).unwrap()));
+        }
+    }
+    let mut poses = 0;
+    for (name, model) in &models {
+        let s = &model.skeleton;
+        let n = s.len();
+        for clip in &model.clips {
+            let mut cursor = ClipCursor::new(clip);
+            let (mut random, mut played) =
+                (vec![Transform::IDENTITY; n], vec![Transform::IDENTITY; n]);
+            let (mut world, mut skin) = (vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n]);
+            let steps = (clip.duration() * 120.0) as usize + 2;
+            let times = (0..steps)
+                .map(|i| clip.local_time(i as f32 / 60.0, Playback::Loop))
+                .chain(clip.key_times());
+            for t in times {
+                let mut reference = s.rest().to_vec();
+                for c in clip.channels() {
+                    let v = channel_value(c, t);
+                    let joint = &mut reference[c.joint()];
+                    match c.property() {
+                        Property::Translation => joint.translation = v.truncate(),
+                        Property::Rotation => joint.rotation = Quat::from_vec4(v),
+                        Property::Scale => joint.scale = v.truncate(),
+                    }
+                }
+                sample(clip, s, t, &mut random);
+                sample_with_cursor(clip, s, t, &mut cursor, &mut played);
+                let pose_bits = |p: &[Transform]| {
+                    bits(
+                        &p.iter()
+                            .flat_map(|t| {
+                                t.translation
+                                    .to_array()
+                                    .into_iter()
+                                    .chain(t.rotation.to_array())
+                                    .chain(t.scale.to_array())
+                            })
+                            .collect::<Vec<_>>(),
+                    )
+                };
+                let what = format!("{name}: clip '{}' at {t}", clip.name());
+                assert_eq!(pose_bits(&random), pose_bits(&reference), "{what}: sample");
+                assert_eq!(pose_bits(&played), pose_bits(&reference), "{what}: cursor");
+                local_to_model(s, &played, &mut world);
+                let mut chained: Vec<Mat4> = Vec::with_capacity(n);
+                for (j, parent) in s.parents().iter().enumerate() {
+                    let m = played[j].to_mat4();
+                    chained.push(match parent {
+                        Some(p) => chained[usize::from(*p)] * m,
+                        None => s.root_bases()[j] * m,
+                    });
+                }
+                let flat = |m: &[Mat4]| {
+                    bits(&m.iter().flat_map(|m| m.to_cols_array()).collect::<Vec<_>>())
+                };
+                assert_eq!(flat(&world), flat(&chained), "{what}: forward kinematics");
+                skinning_matrices(s, &world, &mut skin);
+                let products: Vec<Mat4> = chained
+                    .iter()
+                    .zip(s.inverse_bind())
+                    .map(|(m, b)| *m * *b)
+                    .collect();
+                assert_eq!(flat(&skin), flat(&products), "{what}: skinning matrices");
+                poses += 1;
+            }
+        }
+    }
+    assert!(poses > 1_000, "only {poses} poses compared");
+    eprintln!("{poses} poses on {} models: the same bits", models.len());
+}

@@ -5,6 +5,8 @@
 //! specification (Appendix C): STEP, LINEAR (rotations by shortest-arc slerp) and CUBICSPLINE
 //! (Hermite, tangents scaled by the key interval). Sampling lives in `sample`.
 
+use std::collections::HashMap;
+
 use glam::Vec4;
 
 use super::error::AnimError;
@@ -87,6 +89,9 @@ pub struct Channel {
     pub(crate) interpolation: Interpolation,
     pub(crate) times: Box<[f32]>,
     pub(crate) values: Box<[Vec4]>,
+    /// Which of the clip's timelines (distinct key-time lists) this channel's times are:
+    /// channels keyed at the same times find their keys once per pose.
+    pub(crate) timeline: u32,
 }
 
 impl Channel {
@@ -123,6 +128,9 @@ pub struct Clip {
     name: String,
     duration: f32,
     channels: Box<[Channel]>,
+    /// How many distinct key-time lists the channels have (exporters usually key every channel
+    /// of a clip at the same times: then one).
+    timelines: u32,
 }
 
 impl RawClip {
@@ -136,8 +144,11 @@ impl RawClip {
     /// # Errors
     /// [`AnimError::ChannelJoint`] or [`AnimError::BadChannel`] naming the channel and the key.
     pub fn validate(self, skeleton: &Skeleton) -> Result<Clip, AnimError> {
-        let mut channels = Vec::with_capacity(self.channels.len());
+        let mut channels: Vec<Channel> = Vec::with_capacity(self.channels.len());
         let mut duration = 0.0f32;
+        // Each distinct key-time list (as bits) and its timeline's index; hashed, so that
+        // validating stays linear in the keys whatever the file holds.
+        let mut timelines: HashMap<Box<[u32]>, u32> = HashMap::new();
         for (index, raw) in self.channels.into_iter().enumerate() {
             if raw.joint >= skeleton.len() {
                 return Err(AnimError::ChannelJoint {
@@ -193,6 +204,12 @@ impl RawClip {
             }
             // The last key bounds the clip; times are validated as increasing, so it is the max.
             duration = duration.max(*raw.times.last().unwrap_or(&0.0));
+            // Bit for bit the same times, so that a key found once is the key of each. Cannot
+            // truncate: at most one timeline per channel, and glTF counts channels in u32.
+            let next = timelines.len() as u32;
+            let timeline = *timelines
+                .entry(raw.times.iter().map(|t| t.to_bits()).collect())
+                .or_insert(next);
             channels.push(Channel {
                 // Cannot truncate: joint < skeleton.len() <= u16::MAX.
                 joint: raw.joint as u16,
@@ -200,12 +217,14 @@ impl RawClip {
                 interpolation: raw.interpolation,
                 times: raw.times.into_boxed_slice(),
                 values: values.into_boxed_slice(),
+                timeline,
             });
         }
         Ok(Clip {
             name: self.name,
             duration,
             channels: channels.into_boxed_slice(),
+            timelines: timelines.len() as u32,
         })
     }
 }
@@ -251,6 +270,13 @@ impl Clip {
     #[inline]
     pub fn channels(&self) -> &[Channel] {
         &self.channels
+    }
+
+    /// How many distinct key-time lists its channels have: channels keyed at the same times
+    /// share one, and sampling finds a time among each list's keys once.
+    #[inline]
+    pub fn timeline_count(&self) -> usize {
+        self.timelines as usize
     }
 
     /// Key times of every channel merged, sorted and deduplicated, in seconds.

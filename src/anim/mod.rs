@@ -5,6 +5,8 @@
 //! - [`clip`]: keyframe channels with glTF's STEP, LINEAR and CUBICSPLINE interpolation.
 //! - [`sample`](mod@sample): sampling a clip into a local pose (binary search or a per-instance cursor).
 //! - [`pose`]: forward kinematics and skinning matrices.
+//! - `wide` (private): the per-joint formulas four joints at a time, and the AVX copies of the
+//!   pose's loops; the same bits as the scalar formulas.
 //! - [`skinning`]: CPU linear blend skinning of positions and normals.
 //! - [`blend`]: mixing, masked layers and additive poses on local transforms.
 //! - [`graph`]: blend trees (clip, Blend1D with phase sync, layer, additive), allocation-free.
@@ -31,6 +33,7 @@ pub mod skeleton;
 pub mod skinning;
 pub mod state_machine;
 pub mod transform;
+mod wide;
 
 pub use clip::{Channel, Clip, Interpolation, Property, RawChannel, RawClip};
 pub use error::AnimError;

@@ -1,16 +1,21 @@
 //! From local poses to matrices: local-to-model (forward kinematics) and skinning matrices.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::Mat4;
 
 use super::skeleton::Skeleton;
 use super::transform::Transform;
+use super::wide::to_mat4_4;
+#[cfg(target_arch = "x86_64")]
+use super::wide::{avx, mul_mat4_avx};
 
 /// Forward kinematics: model-space matrix of every joint from its local transform.
 /// One forward loop, since a parent always comes before its children. A root joint starts from
 /// its root base (the folded-in non-joint ancestors), so model space is the glTF scene's world
-/// space. A joint whose local transform is, bit for bit, its rest pose takes the skeleton's
-/// rest matrix instead of building it again (the same bits; the joints a clip has no channel
-/// for).
+/// space.
+///
+/// The local matrices are built first, four joints at a time (`wide::to_mat4_4`: the bits of
+/// [`Transform::to_mat4`]), into `model`, and the parents' products then replace them in
+/// place: a parent's slot is final before its children read it.
 ///
 /// # Panics
 /// If `local` or `model` is not `skeleton.len()` long.
@@ -20,30 +25,45 @@ pub fn local_to_model(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat
         local.len() == n && model.len() == n,
         "pose length must equal joint count"
     );
-    let bases = skeleton.root_bases();
-    let (rest, rest_matrices) = (skeleton.rest(), skeleton.rest_matrices());
-    for (j, parent) in skeleton.parents().iter().enumerate() {
-        let m = if same_bits(&local[j], &rest[j]) {
-            rest_matrices[j]
-        } else {
-            local[j].to_mat4()
-        };
-        model[j] = match parent {
-            Some(p) => model[usize::from(*p)] * m,
-            None => bases[j] * m,
-        };
+    #[cfg(target_arch = "x86_64")]
+    if avx() {
+        // SAFETY: the CPU has AVX, checked just above.
+        return unsafe { local_to_model_avx(skeleton, local, model) };
     }
+    local_to_model_in(skeleton, local, model, |a, b| *a * *b);
 }
 
-/// Whether `a` and `b` are the same bits (`==` would take −0 for 0, whose matrices differ in
-/// sign bits). Rotations first: a joint a clip drives usually differs there.
-#[inline]
-fn same_bits(a: &Transform, b: &Transform) -> bool {
-    let quat = |q: Quat| bytemuck::cast::<Quat, u128>(q);
-    let vec = |v: Vec3| (v.x.to_bits(), v.y.to_bits(), v.z.to_bits());
-    quat(a.rotation) == quat(b.rotation)
-        && vec(a.translation) == vec(b.translation)
-        && vec(a.scale) == vec(b.scale)
+/// [`local_to_model`] compiled for AVX: the same bits (see [`avx`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn local_to_model_avx(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat4]) {
+    local_to_model_in(skeleton, local, model, |a, b| mul_mat4_avx(a, b));
+}
+
+/// [`local_to_model`]'s work, once the lengths are checked, with `mul` for `a * b`.
+#[inline(always)]
+fn local_to_model_in(
+    skeleton: &Skeleton,
+    local: &[Transform],
+    model: &mut [Mat4],
+    mul: impl Fn(&Mat4, &Mat4) -> Mat4,
+) {
+    let mut locals = local.chunks_exact(4);
+    let mut slots = model.chunks_exact_mut(4);
+    for (l, m) in (&mut locals).zip(&mut slots) {
+        let l: &[Transform; 4] = l.try_into().expect("chunks of four");
+        m.copy_from_slice(&to_mat4_4(l));
+    }
+    for (l, m) in locals.remainder().iter().zip(slots.into_remainder()) {
+        *m = l.to_mat4();
+    }
+    let bases = skeleton.root_bases();
+    for (j, parent) in skeleton.parents().iter().enumerate() {
+        model[j] = match parent {
+            Some(p) => mul(&model[usize::from(*p)], &model[j]),
+            None => mul(&bases[j], &model[j]),
+        };
+    }
 }
 
 /// Skinning matrices: `model[j] * inverse_bind[j]` for every joint, mapping bind-space vertices
@@ -57,13 +77,37 @@ pub fn skinning_matrices(skeleton: &Skeleton, model: &[Mat4], out: &mut [Mat4]) 
         model.len() == ibm.len() && out.len() == ibm.len(),
         "pose length must equal joint count"
     );
+    #[cfg(target_arch = "x86_64")]
+    if avx() {
+        // SAFETY: the CPU has AVX, checked just above.
+        return unsafe { skinning_matrices_avx(ibm, model, out) };
+    }
+    skinning_matrices_in(ibm, model, out, |a, b| *a * *b);
+}
+
+/// [`skinning_matrices`] compiled for AVX: the same bits (see [`avx`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn skinning_matrices_avx(ibm: &[Mat4], model: &[Mat4], out: &mut [Mat4]) {
+    skinning_matrices_in(ibm, model, out, |a, b| mul_mat4_avx(a, b));
+}
+
+#[inline(always)]
+fn skinning_matrices_in(
+    ibm: &[Mat4],
+    model: &[Mat4],
+    out: &mut [Mat4],
+    mul: impl Fn(&Mat4, &Mat4) -> Mat4,
+) {
     for ((o, m), inv) in out.iter_mut().zip(model).zip(ibm) {
-        *o = *m * *inv;
+        *o = mul(m, inv);
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use glam::{Quat, Vec3};
+
     use super::*;
     use crate::anim::skeleton::tests::sample_skeleton;
 
@@ -81,10 +125,11 @@ mod tests {
         assert!(c.abs_diff_eq(Vec3::new(0.0, 1.0, 0.0), 1e-6), "{c}");
     }
 
-    /// Joints at rest take the skeleton's rest matrix: the same bits as building every local
-    /// matrix, at rest, off rest, and with a −0 where the rest pose has 0.
+    /// Local matrices built four at a time and the products in place give the bits of one
+    /// `to_mat4` and one product per joint: at rest, off rest, and with a −0 where the rest pose
+    /// has 0 (whose matrix differs in sign bits).
     #[test]
-    fn rest_matrices_are_built_matrices() {
+    fn forward_kinematics_is_one_product_per_joint() {
         let s = sample_skeleton();
         let built = |local: &[Transform]| -> Vec<Mat4> {
             let mut model: Vec<Mat4> = Vec::new();

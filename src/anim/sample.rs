@@ -6,6 +6,9 @@ use glam::{Quat, Vec4};
 use super::clip::{Channel, Clip, Interpolation, Property};
 use super::skeleton::Skeleton;
 use super::transform::{Transform, slerp_shortest};
+#[cfg(target_arch = "x86_64")]
+use super::wide::avx;
+use super::wide::slerp_shortest4;
 
 /// What happens to times outside `[0, duration]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -36,7 +39,8 @@ impl Clip {
     }
 }
 
-/// Per-instance playback state for one clip: the last key index of each channel, so that
+/// Per-instance playback state for one clip: the last key index of each of its timelines
+/// (channels keyed at the same times share one; see [`Clip::timeline_count`]), so that
 /// monotonic playback finds its keys in O(1) instead of a binary search. Shared clip data stays
 /// immutable; each playing instance owns one cursor.
 #[derive(Clone, Debug, Default)]
@@ -48,7 +52,7 @@ impl ClipCursor {
     /// A cursor for `clip`, positioned at its start.
     pub fn new(clip: &Clip) -> Self {
         Self {
-            keys: vec![0; clip.channels().len()],
+            keys: vec![0; clip.timeline_count()],
         }
     }
 }
@@ -64,7 +68,7 @@ enum Segment {
 
 /// Finds the segment for `t`. `hint` is the key found last time: checked first, then its
 /// successor, then a binary search, so forward playback costs O(1).
-#[inline]
+#[inline(always)]
 fn locate(times: &[f32], t: f32, hint: &mut u32) -> Segment {
     let n = times.len();
     // Validated channels have at least one key.
@@ -91,12 +95,11 @@ fn locate(times: &[f32], t: f32, hint: &mut u32) -> Segment {
     Segment::Between(k, (t - t0) / (t1 - t0))
 }
 
-/// Evaluates one channel at clip time `t`.
-#[inline]
-fn eval(channel: &Channel, t: f32, hint: &mut u32) -> Vec4 {
+/// Evaluates one channel where its time fell among its keys (`locate`).
+#[inline(always)]
+fn eval(channel: &Channel, seg: Segment) -> Vec4 {
     let times = channel.times();
     let values = channel.values();
-    let seg = locate(times, t, hint);
     match channel.interpolation() {
         Interpolation::Step => match seg {
             Segment::Hold(k) | Segment::Between(k, _) => values[k],
@@ -137,7 +140,7 @@ fn eval(channel: &Channel, t: f32, hint: &mut u32) -> Vec4 {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn apply(channel: &Channel, value: Vec4, out: &mut [Transform]) {
     let target = &mut out[channel.joint()];
     match channel.property() {
@@ -157,19 +160,44 @@ fn apply(channel: &Channel, value: Vec4, out: &mut [Transform]) {
 /// If `out.len() != skeleton.len()` or if `clip` was validated against another skeleton
 /// with more joints.
 pub fn sample(clip: &Clip, skeleton: &Skeleton, time: f32, out: &mut [Transform]) {
-    out.copy_from_slice(skeleton.rest());
-    for channel in clip.channels() {
-        let mut hint = 0;
-        let v = eval(channel, time, &mut hint);
-        apply(channel, v, out);
+    sample_into(clip, skeleton, time, None, out);
+}
+
+/// Runs [`sample_into_in`], compiled for AVX where the CPU has it (the same bits; see
+/// [`avx`]).
+#[inline]
+fn sample_into(
+    clip: &Clip,
+    skeleton: &Skeleton,
+    time: f32,
+    hints: Option<&mut [u32]>,
+    out: &mut [Transform],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if avx() {
+        // SAFETY: the CPU has AVX, checked just above.
+        return unsafe { sample_into_avx(clip, skeleton, time, hints, out) };
     }
+    sample_into_in(clip, skeleton, time, hints, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn sample_into_avx(
+    clip: &Clip,
+    skeleton: &Skeleton,
+    time: f32,
+    hints: Option<&mut [u32]>,
+    out: &mut [Transform],
+) {
+    sample_into_in(clip, skeleton, time, hints, out);
 }
 
 /// Like [`sample`], but uses and updates `cursor` so that monotonic playback finds keys in O(1).
 /// The result is identical to [`sample`] for any time, in any order.
 ///
 /// # Panics
-/// As [`sample`], and if `cursor` was made for a clip with another number of channels.
+/// As [`sample`], and if `cursor` was made for a clip with another number of timelines.
 pub fn sample_with_cursor(
     clip: &Clip,
     skeleton: &Skeleton,
@@ -179,13 +207,119 @@ pub fn sample_with_cursor(
 ) {
     assert_eq!(
         cursor.keys.len(),
-        clip.channels().len(),
+        clip.timeline_count(),
         "cursor made for another clip"
     );
+    sample_into(clip, skeleton, time, Some(&mut cursor.keys), out);
+}
+
+/// Both samplers: the channels in order, each as [`eval`] and [`apply`] would give it, with
+/// two shortcuts that keep the bits:
+/// - a timeline's segment is found once for a run of channels on it (`locate` depends only on
+///   the times and `time`; the hint only makes it faster);
+/// - LINEAR rotations between two keys (most of a clip's work) wait in a [`Pending`] batch and
+///   run four at a time.
+///
+/// `hints` is the cursor (one hint per timeline), or `None` for a binary search per run.
+#[inline(always)]
+fn sample_into_in(
+    clip: &Clip,
+    skeleton: &Skeleton,
+    time: f32,
+    mut hints: Option<&mut [u32]>,
+    out: &mut [Transform],
+) {
     out.copy_from_slice(skeleton.rest());
-    for (channel, hint) in clip.channels().iter().zip(cursor.keys.iter_mut()) {
-        let v = eval(channel, time, hint);
-        apply(channel, v, out);
+    let mut pending = Pending::default();
+    // The last timeline located, and where `time` fell among its keys.
+    let mut found: Option<(u32, Segment)> = None;
+    for channel in clip.channels() {
+        let segment = match found {
+            Some((timeline, segment)) if timeline == channel.timeline => segment,
+            _ => {
+                let mut fresh = 0;
+                let hint = match hints.as_deref_mut() {
+                    Some(keys) => &mut keys[channel.timeline as usize],
+                    None => &mut fresh,
+                };
+                let segment = locate(channel.times(), time, hint);
+                found = Some((channel.timeline, segment));
+                segment
+            }
+        };
+        if channel.property() == Property::Rotation {
+            let joint = channel.joint();
+            if let (Interpolation::Linear, Segment::Between(k, u)) =
+                (channel.interpolation(), segment)
+            {
+                let values = channel.values();
+                let (a, b) = (values[k], values[k + 1]);
+                pending.push(Quat::from_vec4(a), Quat::from_vec4(b), u, joint, out);
+                continue;
+            }
+            // A rotation written now must not be overwritten by an earlier channel's slerp
+            // still waiting for the same joint (a file may drive a joint twice: the last wins).
+            pending.settle(joint, out);
+        }
+        apply(channel, eval(channel, segment), out);
+    }
+    pending.flush(out);
+}
+
+/// Up to four LINEAR rotation slerps waiting to run as one four-wide slerp
+/// ([`slerp_shortest4`]).
+struct Pending {
+    a: [Quat; 4],
+    b: [Quat; 4],
+    u: [f32; 4],
+    joints: [usize; 4],
+    len: usize,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        // Unused lanes compute on identities: finite, and their results are dropped.
+        Self {
+            a: [Quat::IDENTITY; 4],
+            b: [Quat::IDENTITY; 4],
+            u: [0.0; 4],
+            joints: [0; 4],
+            len: 0,
+        }
+    }
+}
+
+impl Pending {
+    /// Queues `joint`'s rotation `slerp_shortest(a, b, u)`; runs the batch when it is full.
+    #[inline(always)]
+    fn push(&mut self, a: Quat, b: Quat, u: f32, joint: usize, out: &mut [Transform]) {
+        let i = self.len;
+        (self.a[i], self.b[i], self.u[i], self.joints[i]) = (a, b, u, joint);
+        self.len += 1;
+        if self.len == 4 {
+            self.flush(out);
+        }
+    }
+
+    /// Runs the batch first if a slerp for `joint` is waiting in it.
+    #[inline(always)]
+    fn settle(&mut self, joint: usize, out: &mut [Transform]) {
+        if self.joints[..self.len].contains(&joint) {
+            self.flush(out);
+        }
+    }
+
+    /// Runs the waiting slerps and writes their rotations, in the order they came.
+    #[inline(always)]
+    fn flush(&mut self, out: &mut [Transform]) {
+        if self.len == 0 {
+            return;
+        }
+        let r = slerp_shortest4(&self.a, &self.b, self.u);
+        for (q, &joint) in r.iter().zip(&self.joints).take(self.len) {
+            out[joint].rotation = *q;
+        }
+        self.len = 0;
     }
 }
 
@@ -357,6 +491,106 @@ mod tests {
             sample(&c, &s, t, &mut a);
             sample_with_cursor(&c, &s, t, &mut cursor, &mut b);
             assert_eq!(a, b, "t = {t}");
+        }
+    }
+
+    /// The samplers as they were before batching: every channel on its own, in order, with
+    /// the scalar slerp. The reference the batched samplers must equal bit for bit.
+    fn one_by_one(clip: &Clip, skeleton: &Skeleton, t: f32, out: &mut [Transform]) {
+        out.copy_from_slice(skeleton.rest());
+        for channel in clip.channels() {
+            let segment = locate(channel.times(), t, &mut 0);
+            apply(channel, eval(channel, segment), out);
+        }
+    }
+
+    fn pose_bits(pose: &[Transform]) -> Vec<u32> {
+        pose.iter()
+            .flat_map(|t| {
+                let (r, p, s) = (t.rotation, t.translation, t.scale);
+                r.to_array()
+                    .into_iter()
+                    .chain(p.to_array())
+                    .chain(s.to_array())
+            })
+            .map(f32::to_bits)
+            .collect()
+    }
+
+    /// Batched slerps and shared timelines give the one-by-one bits: two timelines interleaved,
+    /// a joint's rotation driven twice (by LINEAR then STEP, by STEP then LINEAR, and twice by
+    /// LINEAR within one batch: the last channel wins each time), CUBICSPLINE among them, and
+    /// times before, on, between and after the keys, forwards, backwards and at random.
+    #[test]
+    fn batched_sampling_is_channel_by_channel_sampling() {
+        let a: Vec<f32> = (0..9).map(|i| i as f32 * 0.25).collect();
+        let b: Vec<f32> = (0..5).map(|i| 0.1 + i as f32 * 0.4).collect();
+        let turn = |axis: glam::Vec3, k: usize| {
+            Vec4::from(Quat::from_axis_angle(
+                axis.normalize(),
+                0.3 * k as f32 - 0.5,
+            ))
+        };
+        let channel = |joint, property, interpolation, times: &Vec<f32>, axis| {
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
+            let values = (0..times.len() * per_key)
+                .map(|i| match property {
+                    Property::Rotation => turn(axis, i),
+                    _ => Vec4::new(i as f32 * 0.1, 1.0, -(i as f32), 0.0),
+                })
+                .collect();
+            RawChannel {
+                joint,
+                property,
+                interpolation,
+                times: times.clone(),
+                values,
+            }
+        };
+        use Interpolation::{CubicSpline, Linear, Step};
+        use Property::{Rotation, Scale, Translation};
+        let (x, y, z) = (
+            glam::Vec3::X,
+            glam::Vec3::Y,
+            glam::Vec3::new(1.0, 2.0, -1.0),
+        );
+        let clip = RawClip {
+            name: "mixed".into(),
+            channels: vec![
+                channel(0, Rotation, Linear, &a, x),
+                channel(1, Translation, Linear, &a, x),
+                channel(1, Rotation, Linear, &b, y),
+                channel(2, Rotation, Step, &a, z),
+                channel(2, Rotation, Linear, &b, x),
+                channel(0, Rotation, CubicSpline, &a, y),
+                channel(3, Rotation, Linear, &a, z),
+                channel(3, Scale, Linear, &b, y),
+                channel(1, Rotation, Linear, &a, z),
+                channel(3, Rotation, Linear, &b, x),
+                channel(0, Rotation, Linear, &b, z),
+            ],
+        }
+        .validate(&sample_skeleton())
+        .unwrap();
+        assert_eq!(clip.timeline_count(), 2);
+        let s = sample_skeleton();
+        let mut cursor = ClipCursor::new(&clip);
+        let mut reference = vec![Transform::IDENTITY; s.len()];
+        let (mut random, mut played) = (reference.clone(), reference.clone());
+        let times = (0..300)
+            .map(|i| i as f32 * 0.0093 - 0.2)
+            .chain(a.iter().chain(&b).copied())
+            .chain((0..50).map(|i| 2.5 - i as f32 * 0.047));
+        for t in times {
+            one_by_one(&clip, &s, t, &mut reference);
+            sample(&clip, &s, t, &mut random);
+            sample_with_cursor(&clip, &s, t, &mut cursor, &mut played);
+            assert_eq!(pose_bits(&random), pose_bits(&reference), "sample at {t}");
+            assert_eq!(pose_bits(&played), pose_bits(&reference), "cursor at {t}");
         }
     }
 

@@ -38,9 +38,6 @@ pub struct Skeleton {
     names: Vec<String>,
     parents: Vec<Option<u16>>,
     rest: Vec<Transform>,
-    /// `rest[j].to_mat4()`, made once: forward kinematics reuses it for every joint a pose
-    /// leaves at rest (the joints a clip has no channel for).
-    rest_matrices: Vec<Mat4>,
     inverse_bind: Vec<Mat4>,
     root_bases: Vec<Mat4>,
 }
@@ -116,7 +113,6 @@ impl RawSkeleton {
         Ok(Skeleton {
             names: self.names,
             parents,
-            rest_matrices: self.rest.iter().map(Transform::to_mat4).collect(),
             rest: self.rest,
             inverse_bind: self.inverse_bind,
             root_bases: self.root_bases,
@@ -181,12 +177,6 @@ impl Skeleton {
     #[inline]
     pub fn rest(&self) -> &[Transform] {
         &self.rest
-    }
-
-    /// The rest pose as matrices: `rest()[j].to_mat4()` for every joint.
-    #[inline]
-    pub fn rest_matrices(&self) -> &[Mat4] {
-        &self.rest_matrices
     }
 
     /// Inverse bind matrices, one per joint (model space to bind space).

@@ -77,7 +77,9 @@ impl Transform {
 /// keys from quantised files play as other glTF players play them.
 #[inline]
 pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
-    let mut x = a.dot(b);
+    // `Quat::dot`'s grouping, (x + z) + (y + w), written out so that the four-wide slerp
+    // (`wide::slerp_shortest4`) can follow it on any glam backend.
+    let mut x = (a.x * b.x + a.z * b.z) + (a.y * b.y + a.w * b.w);
     let sign = if x < 0.0 {
         x = -x;
         -1.0
@@ -87,41 +89,52 @@ pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
     let x = x.min(1.0);
     let d = 1.0 - t;
     let (wa, wb) = if x >= 0.7 {
-        // Series coefficients: u[i] = 1 / ((i + 1)(2i + 3)), v[i] = (i + 1) / (2i + 3).
-        const U: [f32; 8] = [
-            1.0 / 3.0,
-            1.0 / 10.0,
-            1.0 / 21.0,
-            1.0 / 36.0,
-            1.0 / 55.0,
-            1.0 / 78.0,
-            1.0 / 105.0,
-            1.0 / 136.0,
-        ];
-        const V: [f32; 8] = [
-            1.0 / 3.0,
-            2.0 / 5.0,
-            3.0 / 7.0,
-            4.0 / 9.0,
-            5.0 / 11.0,
-            6.0 / 13.0,
-            7.0 / 15.0,
-            8.0 / 17.0,
-        ];
         let xm1 = x - 1.0;
         let (t2, d2) = (t * t, d * d);
         let (mut ct, mut cd) = (1.0, 1.0);
-        for i in (0..8).rev() {
-            ct = 1.0 + (U[i] * t2 - V[i]) * xm1 * ct;
-            cd = 1.0 + (U[i] * d2 - V[i]) * xm1 * cd;
+        for i in (0..SERIES_U.len()).rev() {
+            ct = 1.0 + (SERIES_U[i] * t2 - SERIES_V[i]) * xm1 * ct;
+            cd = 1.0 + (SERIES_U[i] * d2 - SERIES_V[i]) * xm1 * cd;
         }
         (d * cd, t * ct)
     } else {
-        let theta = x.acos();
-        let s = theta.sin();
-        ((d * theta).sin() / s, (t * theta).sin() / s)
+        slerp_far_weights(x, t)
     };
     a * wa + b * (sign * wb)
+}
+
+/// The series coefficients of the slerp weights: `u[i] = 1 / ((i + 1)(2i + 3))`.
+pub(crate) const SERIES_U: [f32; 8] = [
+    1.0 / 3.0,
+    1.0 / 10.0,
+    1.0 / 21.0,
+    1.0 / 36.0,
+    1.0 / 55.0,
+    1.0 / 78.0,
+    1.0 / 105.0,
+    1.0 / 136.0,
+];
+
+/// The series coefficients of the slerp weights: `v[i] = (i + 1) / (2i + 3)`.
+pub(crate) const SERIES_V: [f32; 8] = [
+    1.0 / 3.0,
+    2.0 / 5.0,
+    3.0 / 7.0,
+    4.0 / 9.0,
+    5.0 / 11.0,
+    6.0 / 13.0,
+    7.0 / 15.0,
+    8.0 / 17.0,
+];
+
+/// The slerp weights `(sin((1 - t)θ) / sin θ, sin(tθ) / sin θ)` by their trigonometric
+/// definition, for `x = cos θ` in [0, 0.7): arcs too wide for the series.
+#[inline(never)]
+pub(crate) fn slerp_far_weights(x: f32, t: f32) -> (f32, f32) {
+    let d = 1.0 - t;
+    let theta = x.acos();
+    let s = theta.sin();
+    ((d * theta).sin() / s, (t * theta).sin() / s)
 }
 
 /// Slerp by its trigonometric definition: the reference [`slerp_shortest`] is tested against.
