@@ -1,5 +1,6 @@
 //! Sampling clips into local poses: key search (binary search, or O(1) with a cursor for
-//! monotonic playback) and the three glTF interpolations.
+//! monotonic playback; once per timeline of channels keyed at the same times) and the three
+//! glTF interpolations, with LINEAR rotations slerped four at a time.
 
 use glam::{Quat, Vec4};
 
@@ -154,7 +155,8 @@ fn apply(channel: &Channel, value: Vec4, out: &mut [Transform]) {
 
 /// Samples `clip` at clip time `time` (seconds; see [`Clip::local_time`]) into `out`, one local
 /// transform per joint of `skeleton`. Joints without a channel get their rest pose; times before
-/// the first key or after the last hold the end values. Random access: binary search per channel.
+/// the first key or after the last hold the end values. Random access: a binary search per
+/// timeline (channels keyed at the same times share one).
 ///
 /// # Panics
 /// If `out.len() != skeleton.len()` or if `clip` was validated against another skeleton
