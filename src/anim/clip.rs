@@ -89,8 +89,8 @@ pub struct Channel {
     pub(crate) interpolation: Interpolation,
     pub(crate) times: Box<[f32]>,
     pub(crate) values: Box<[Vec4]>,
-    /// Which of the clip's timelines (distinct key-time lists) this channel's times are:
-    /// channels keyed at the same times find their keys once per pose.
+    /// Which of the clip's timelines (distinct key-time lists) this channel's times are: a run
+    /// of channels keyed at the same times finds its keys once per pose.
     pub(crate) timeline: u32,
 }
 
@@ -273,7 +273,8 @@ impl Clip {
     }
 
     /// How many distinct key-time lists its channels have: channels keyed at the same times
-    /// share one, and sampling finds a time among each list's keys once.
+    /// share one, and sampling finds a time among its keys once for each run of channels on
+    /// it (one search per pose when, as exporters write them, all channels share one).
     #[inline]
     pub fn timeline_count(&self) -> usize {
         self.timelines as usize

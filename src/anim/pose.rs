@@ -33,7 +33,7 @@ pub fn local_to_model(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat
     local_to_model_in(skeleton, local, model, |a, b| *a * *b);
 }
 
-/// [`local_to_model`] compiled for AVX: the same bits (see [`avx`]).
+/// [`local_to_model`] compiled for AVX: the same bits (see `wide::avx`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn local_to_model_avx(skeleton: &Skeleton, local: &[Transform], model: &mut [Mat4]) {
@@ -85,7 +85,7 @@ pub fn skinning_matrices(skeleton: &Skeleton, model: &[Mat4], out: &mut [Mat4]) 
     skinning_matrices_in(ibm, model, out, |a, b| *a * *b);
 }
 
-/// [`skinning_matrices`] compiled for AVX: the same bits (see [`avx`]).
+/// [`skinning_matrices`] compiled for AVX: the same bits (see `wide::avx`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 fn skinning_matrices_avx(ibm: &[Mat4], model: &[Mat4], out: &mut [Mat4]) {
@@ -127,7 +127,8 @@ mod tests {
 
     /// Local matrices built four at a time and the products in place give the bits of one
     /// `to_mat4` and one product per joint: at rest, off rest, and with a −0 where the rest pose
-    /// has 0 (whose matrix differs in sign bits).
+    /// has 0 (whose matrix differs in sign bits); so do the skinning matrices, and the plain
+    /// copies of both beside the AVX ones.
     #[test]
     fn forward_kinematics_is_one_product_per_joint() {
         let s = sample_skeleton();
@@ -159,6 +160,20 @@ mod tests {
             let mut model = vec![Mat4::IDENTITY; s.len()];
             local_to_model(&s, &pose, &mut model);
             assert_eq!(bits(&model), bits(&built(&pose)));
+            // The plain copies, which a CPU with AVX never runs through the public functions.
+            let mut plain = vec![Mat4::IDENTITY; s.len()];
+            local_to_model_in(&s, &pose, &mut plain, |a, b| *a * *b);
+            assert_eq!(bits(&plain), bits(&model));
+            let (mut skin, mut plain_skin) = (plain.clone(), plain.clone());
+            skinning_matrices(&s, &model, &mut skin);
+            skinning_matrices_in(s.inverse_bind(), &model, &mut plain_skin, |a, b| *a * *b);
+            let products: Vec<Mat4> = model
+                .iter()
+                .zip(s.inverse_bind())
+                .map(|(m, b)| *m * *b)
+                .collect();
+            assert_eq!(bits(&skin), bits(&products));
+            assert_eq!(bits(&plain_skin), bits(&products));
         }
     }
 

@@ -1,5 +1,5 @@
 //! Sampling clips into local poses: key search (binary search, or O(1) with a cursor for
-//! monotonic playback; once per timeline of channels keyed at the same times) and the three
+//! monotonic playback; once for each run of channels keyed at the same times) and the three
 //! glTF interpolations, with LINEAR rotations slerped four at a time.
 
 use glam::{Quat, Vec4};
@@ -156,7 +156,7 @@ fn apply(channel: &Channel, value: Vec4, out: &mut [Transform]) {
 /// Samples `clip` at clip time `time` (seconds; see [`Clip::local_time`]) into `out`, one local
 /// transform per joint of `skeleton`. Joints without a channel get their rest pose; times before
 /// the first key or after the last hold the end values. Random access: a binary search per
-/// timeline (channels keyed at the same times share one).
+/// run of channels keyed at the same times (usually one for the whole clip).
 ///
 /// # Panics
 /// If `out.len() != skeleton.len()` or if `clip` was validated against another skeleton
@@ -166,7 +166,7 @@ pub fn sample(clip: &Clip, skeleton: &Skeleton, time: f32, out: &mut [Transform]
 }
 
 /// Runs [`sample_into_in`], compiled for AVX where the CPU has it (the same bits; see
-/// [`avx`]).
+/// `wide::avx`).
 #[inline]
 fn sample_into(
     clip: &Clip,
@@ -521,8 +521,9 @@ mod tests {
 
     /// Batched slerps and shared timelines give the one-by-one bits: two timelines interleaved,
     /// a joint's rotation driven twice (by LINEAR then STEP, by STEP then LINEAR, and twice by
-    /// LINEAR within one batch: the last channel wins each time), CUBICSPLINE among them, and
-    /// times before, on, between and after the keys, forwards, backwards and at random.
+    /// LINEAR within one batch: the last channel wins each time), CUBICSPLINE among them, keys
+    /// far apart in alternating hemispheres, and times before, on, between and after the keys,
+    /// forwards and backwards; by both samplers and by the plain copy of the AVX one.
     #[test]
     fn batched_sampling_is_channel_by_channel_sampling() {
         let a: Vec<f32> = (0..9).map(|i| i as f32 * 0.25).collect();
@@ -553,6 +554,20 @@ mod tests {
                 values,
             }
         };
+        // Keys far apart (about 150 degrees, the trigonometric weights) and in alternating
+        // hemispheres, through the batch as well.
+        let far = |joint, times: &Vec<f32>| RawChannel {
+            joint,
+            property: Property::Rotation,
+            interpolation: Interpolation::Linear,
+            times: times.clone(),
+            values: (0..times.len())
+                .map(|i| {
+                    let q = Quat::from_axis_angle(glam::Vec3::Z, 2.6 * i as f32);
+                    Vec4::from(if i % 2 == 1 { -q } else { q })
+                })
+                .collect(),
+        };
         use Interpolation::{CubicSpline, Linear, Step};
         use Property::{Rotation, Scale, Translation};
         let (x, y, z) = (
@@ -574,6 +589,8 @@ mod tests {
                 channel(1, Rotation, Linear, &a, z),
                 channel(3, Rotation, Linear, &b, x),
                 channel(0, Rotation, Linear, &b, z),
+                far(2, &a),
+                far(3, &a),
             ],
         }
         .validate(&sample_skeleton())
@@ -582,7 +599,8 @@ mod tests {
         let s = sample_skeleton();
         let mut cursor = ClipCursor::new(&clip);
         let mut reference = vec![Transform::IDENTITY; s.len()];
-        let (mut random, mut played) = (reference.clone(), reference.clone());
+        let (mut random, mut played, mut plain) =
+            (reference.clone(), reference.clone(), reference.clone());
         let times = (0..300)
             .map(|i| i as f32 * 0.0093 - 0.2)
             .chain(a.iter().chain(&b).copied())
@@ -593,6 +611,13 @@ mod tests {
             sample_with_cursor(&clip, &s, t, &mut cursor, &mut played);
             assert_eq!(pose_bits(&random), pose_bits(&reference), "sample at {t}");
             assert_eq!(pose_bits(&played), pose_bits(&reference), "cursor at {t}");
+            // The plain copy, which a CPU with AVX never runs through `sample`.
+            sample_into_in(&clip, &s, t, None, &mut plain);
+            assert_eq!(
+                pose_bits(&plain),
+                pose_bits(&reference),
+                "plain copy at {t}"
+            );
         }
     }
 

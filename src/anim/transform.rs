@@ -77,9 +77,7 @@ impl Transform {
 /// keys from quantised files play as other glTF players play them.
 #[inline]
 pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
-    // `Quat::dot`'s grouping, (x + z) + (y + w), written out so that the four-wide slerp
-    // (`wide::slerp_shortest4`) can follow it on any glam backend.
-    let mut x = (a.x * b.x + a.z * b.z) + (a.y * b.y + a.w * b.w);
+    let mut x = a.dot(b);
     let sign = if x < 0.0 {
         x = -x;
         -1.0

@@ -1,10 +1,10 @@
 //! Four joints at a time: the pose's per-joint formulas on four lanes, with glam's `Vec4` as the
-//! SIMD register (SSE2 on x86-64, NEON on aarch64, plain floats elsewhere); and [`avx`], which
-//! says whether the pose's loops may run compiled for AVX.
+//! SIMD register (SSE2 on x86-64, NEON on aarch64, plain floats elsewhere); and, on x86-64,
+//! `avx`, which says whether the pose's loops may run compiled for AVX.
 //!
 //! Each lane runs the scalar formula's operations in the scalar formula's order, and IEEE
 //! arithmetic rounds a lane exactly as it rounds a scalar, so every result is the scalar
-//! version's bits ([`slerp_shortest`], [`Transform::to_mat4`]): the tests below compare them
+//! version's bits (`transform::slerp_shortest`, [`Transform::to_mat4`]): the tests below compare them
 //! bit for bit. Nothing here may be contracted into fused multiply-adds; Rust never does that
 //! on its own.
 
@@ -57,14 +57,20 @@ impl Quats {
     }
 }
 
-/// [`slerp_shortest`] of four pairs at once: lane `i` is `slerp_shortest(a[i], b[i], t[i])`,
+/// `transform::slerp_shortest` of four pairs at once: lane `i` is `slerp_shortest(a[i], b[i], t[i])`,
 /// bit for bit. The series runs on all four lanes; a lane whose keys are more than about
 /// 90 degrees apart (rare in a keyed clip) takes the trigonometric weights on its own.
 #[inline(always)]
 pub(crate) fn slerp_shortest4(a: &[Quat; 4], b: &[Quat; 4], t: [f32; 4]) -> [Quat; 4] {
+    // `Quat::dot` itself per pair, as `slerp_shortest` takes it: glam's backends sum the four
+    // products in different orders, and this keeps whichever one the build has.
+    let dot = Vec4::new(
+        a[0].dot(b[0]),
+        a[1].dot(b[1]),
+        a[2].dot(b[2]),
+        a[3].dot(b[3]),
+    );
     let (a, b, t) = (Quats::from_quats(a), Quats::from_quats(b), Vec4::from(t));
-    // `Quat::dot`'s grouping, as `slerp_shortest` spells it: (x + z) + (y + w).
-    let dot = (a.x * b.x + a.z * b.z) + (a.y * b.y + a.w * b.w);
     let opposite = dot.cmplt(Vec4::ZERO);
     let x = Vec4::select(opposite, -dot, dot).min(Vec4::ONE);
     let sign = Vec4::select(opposite, Vec4::NEG_ONE, Vec4::ONE);
