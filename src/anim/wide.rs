@@ -136,12 +136,11 @@ pub(crate) fn to_mat4_4(local: &[Transform; 4]) -> [Mat4; 4] {
     let x_axes = axis(one - (yy + zz), xy + wz, xz - wy, sx);
     let y_axes = axis(xy - wz, one - (xx + zz), yz + wx, sy);
     let z_axes = axis(xz + wy, yz - wx, one - (xx + yy), sz);
-    let column = |m: &Mat4, i: usize| m.col(i);
     std::array::from_fn(|i| {
         Mat4::from_cols(
-            column(&x_axes, i),
-            column(&y_axes, i),
-            column(&z_axes, i),
+            x_axes.col(i),
+            y_axes.col(i),
+            z_axes.col(i),
             local[i].translation.extend(1.0),
         )
     })
