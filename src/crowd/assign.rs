@@ -3,7 +3,7 @@
 //! over everyone each frame reads little memory; runs in parallel past the crowd's
 //! `parallel_min`.
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 use super::agent::Agent;
@@ -82,6 +82,23 @@ pub fn agent_sphere(palette: &Palette, agent: &Agent, margin: f32) -> (Vec3, f32
     (centre, radius)
 }
 
+/// A four-bit lane mask spread to the bytes of a word: bit `k` becomes byte `k`'s 1.
+const SPREAD: [u32; 16] = {
+    let mut t = [0u32; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut k = 0;
+        while k < 4 {
+            if m >> k & 1 != 0 {
+                t[m] |= 1 << (8 * k);
+            }
+            k += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 /// What [`Assigner::assign`] reads.
 pub(crate) struct Assigner<'a> {
     pub(crate) policy: &'a LodPolicy,
@@ -94,10 +111,24 @@ impl Assigner<'_> {
     /// Culling and LOD level of each of `hot` for `view` (`None`: all at LOD 0, visible), in
     /// parallel: each one's `level`, and in `want` the group it belongs in. Levels are
     /// [`LodPolicy::level_for`]'s, compared squared (no square root or division per agent):
-    /// `d / s >= D` as `d² >= D² s²`.
+    /// `d / s >= D` as `d² >= D² s²`. Four agents per vector: distances, level counts and
+    /// the frustum's six planes each take one operation for four agents, with each lane's
+    /// arithmetic that of one agent (so the same levels and the same culling).
     pub(crate) fn assign(&self, hot: &mut [Hot], want: &mut [u32], view: Option<&View>) {
-        let frustum = view.map(|v| SphereTest::new(&Frustum::from_view_proj(v.view_proj)));
         let culled = self.schedule.culled_group();
+        let Some(view) = view else {
+            for (h, want) in hot.iter_mut().zip(want) {
+                let groups = self.schedule.character_groups(h.character);
+                h.level = 0;
+                *want = if groups.is_empty() {
+                    culled
+                } else {
+                    groups.start
+                };
+            }
+            return;
+        };
+        let frustum = SphereTest::new(&Frustum::from_view_proj(view.view_proj));
         let mut squared = [0f32; MAX_LEVELS - 1];
         let n = self.policy.distances.len().min(MAX_LEVELS - 1);
         for (q, &d) in squared.iter_mut().zip(&self.policy.distances) {
@@ -112,34 +143,220 @@ impl Assigner<'_> {
             };
         }
         let squared = &squared[..n];
-        let one = |(h, want): (&mut Hot, &mut u32)| {
-            let groups = self.schedule.character_groups(h.character);
-            let (level, visible) = match (view, &frustum) {
-                (Some(view), Some(frustum)) => {
-                    let d2 = (view.eye - Vec3::new(h.x, 0.0, h.z)).length_squared();
-                    let s2 = h.scale * h.scale;
-                    let level = squared.iter().filter(|&&q| d2 >= q * s2).count() as u32;
-                    let visible = !self.policy.culling
-                        || frustum.intersects(Vec3::new(h.x, h.cy, h.z), h.radius);
-                    (level, visible)
-                }
-                _ => (0, true),
-            };
-            let level = level.min(groups.len().max(1) as u32 - 1);
-            h.level = level as u8;
-            *want = if visible && !groups.is_empty() {
-                groups.start + level
+        let (eye_x, eye_z) = (Vec4::splat(view.eye.x), Vec4::splat(view.eye.z));
+        // The eye's height above the ground, squared: (eye − (x, 0, z))·itself is
+        // ((ex − x)² + ey²) + (ez − z)² in Vec3::dot's order.
+        let eye_y2 = Vec4::splat(view.eye.y * view.eye.y);
+        // Four agents, one per lane.
+        let four = |hot: &mut [Hot; 4], want: &mut [u32; 4]| {
+            let lanes = |part: fn(&Hot) -> f32| Vec4::from_array(hot.each_ref().map(part));
+            let (x, z) = (lanes(|h| h.x), lanes(|h| h.z));
+            let (dx, dz) = (eye_x - x, eye_z - z);
+            let d2 = (dx * dx + eye_y2) + dz * dz;
+            let scale = lanes(|h| h.scale);
+            let s2 = scale * scale;
+            // Each lane's count in a byte of one word: a compare's four-bit mask, spread to
+            // the bytes, adds one to the lanes it holds (at most 15 each: no carry).
+            let mut levels = 0u32;
+            for &q in squared {
+                levels += SPREAD[d2.cmpge(Vec4::splat(q) * s2).bitmask() as usize];
+            }
+            let visible = if self.policy.culling {
+                frustum.intersects4(x, lanes(|h| h.cy), z, lanes(|h| h.radius))
             } else {
-                culled
+                0b1111
             };
+            for (k, (h, want)) in hot.iter_mut().zip(want).enumerate() {
+                let groups = self.schedule.character_groups(h.character);
+                let level = (levels >> (8 * k) & 0xff).min(groups.len().max(1) as u32 - 1);
+                h.level = level as u8;
+                *want = if visible >> k & 1 != 0 && !groups.is_empty() {
+                    groups.start + level
+                } else {
+                    culled
+                };
+            }
+        };
+        let run = |hot: &mut [Hot], want: &mut [u32]| {
+            let mut hots = hot.chunks_exact_mut(4);
+            let mut wants = want.chunks_exact_mut(4);
+            for (h, w) in (&mut hots).zip(&mut wants) {
+                four(
+                    h.try_into().expect("four agents"),
+                    w.try_into().expect("four"),
+                );
+            }
+            // The last one to three: their lanes padded with copies of the first, and only
+            // the real ones written back.
+            let (h, w) = (hots.into_remainder(), wants.into_remainder());
+            if let Some(&first) = h.first() {
+                let (mut hot4, mut want4) = ([first; 4], [0; 4]);
+                hot4[..h.len()].copy_from_slice(h);
+                four(&mut hot4, &mut want4);
+                h.copy_from_slice(&hot4[..h.len()]);
+                w.copy_from_slice(&want4[..w.len()]);
+            }
         };
         if hot.len() < self.parallel_min {
-            hot.iter_mut().zip(want).for_each(one);
+            run(hot, want);
         } else {
-            hot.par_iter_mut()
-                .zip(want.par_iter_mut())
-                .with_min_len(self.parallel_min)
-                .for_each(one);
+            // Jobs of whole groups of four.
+            let chunk = self.parallel_min.next_multiple_of(4);
+            hot.par_chunks_mut(chunk)
+                .zip(want.par_chunks_mut(chunk))
+                .for_each(|(hot, want)| run(hot, want));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crowd::rng::Rng;
+
+    /// One agent at a time, as the pass was written before it took four per vector: the
+    /// reference the four-lane pass must match exactly.
+    fn one_by_one(schedule: &Schedule, policy: &LodPolicy, h: &Hot, view: &View) -> (u8, u32) {
+        let groups = schedule.character_groups(h.character);
+        let d2 = (view.eye - Vec3::new(h.x, 0.0, h.z)).length_squared();
+        let s2 = h.scale * h.scale;
+        let level = policy
+            .distances
+            .iter()
+            .map(|&d| {
+                if d <= 0.0 {
+                    -1.0
+                } else if d.is_nan() {
+                    f32::INFINITY
+                } else {
+                    d * d
+                }
+            })
+            .filter(|&q| d2 >= q * s2)
+            .count() as u32;
+        let visible = !policy.culling
+            || Frustum::from_view_proj(view.view_proj)
+                .intersects_sphere(Vec3::new(h.x, h.cy, h.z), h.radius);
+        let level = level.min(groups.len().max(1) as u32 - 1);
+        let want = if visible && !groups.is_empty() {
+            groups.start + level
+        } else {
+            schedule.culled_group()
+        };
+        (level as u8, want)
+    }
+
+    /// Levels and groups of the four-lane pass are those of one agent at a time: agents on
+    /// a level's boundary to the bit and spheres touching a plane, several characters (one
+    /// with fewer levels than the policy, one past the schedule's characters), scales that
+    /// move the boundaries, counts that leave one to three agents over, on one thread and
+    /// in parallel, culling on and off.
+    #[test]
+    fn four_lanes_assign_as_one_agent_at_a_time() {
+        let mut rng = Rng::new(12);
+        let mut policy = LodPolicy {
+            distances: vec![20.0, 45.0, 0.0, f32::NAN, 90.0],
+            rates: vec![1, 2, 4],
+            offscreen_rate: 8,
+            culling: true,
+            live_max: 0,
+            live_distance: 0.0,
+        };
+        let mut schedule = Schedule::new();
+        schedule.rebuild(&[6, 2, 1], &policy, &[0]);
+        let (mut boundary, mut touching, mut culled, mut kept) = (0, 0, 0, 0);
+        for round in 0..60 {
+            policy.culling = round % 5 != 4;
+            let eye = Vec3::new(
+                rng.range(-40.0, 40.0),
+                rng.range(0.5, 30.0),
+                rng.range(-40.0, 40.0),
+            );
+            let target = Vec3::new(rng.range(-20.0, 20.0), 0.0, rng.range(-20.0, 20.0));
+            let view = View {
+                view_proj: glam::camera::rh::proj::directx::perspective(
+                    rng.range(30.0, 90.0).to_radians(),
+                    rng.range(0.8, 2.2),
+                    0.1,
+                    rng.range(50.0, 300.0),
+                ) * glam::camera::rh::view::look_at_mat4(
+                    eye,
+                    target + Vec3::X * 1e-3,
+                    Vec3::Y,
+                ),
+                eye,
+            };
+            let frustum = Frustum::from_view_proj(view.view_proj);
+            let count = 4096 + round % 4;
+            let hot: Vec<Hot> = (0..count)
+                .map(|_| {
+                    let mut h = Hot {
+                        x: rng.range(-120.0, 120.0),
+                        z: rng.range(-120.0, 120.0),
+                        cy: rng.range(0.5, 1.5),
+                        radius: rng.range(0.3, 2.0),
+                        scale: rng.range(0.7, 1.4),
+                        character: rng.below(4),
+                        level: 9,
+                        blend: 0.0,
+                    };
+                    match rng.below(4) {
+                        // On a level's boundary, d = D s within an ulp or two, so that
+                        // the compare falls either way on the last bit.
+                        0 => {
+                            let d2 = (eye - Vec3::new(h.x, 0.0, h.z)).length_squared();
+                            let d = [20.0f32, 45.0, 90.0][rng.below(3) as usize];
+                            h.scale = (d2 / (d * d)).sqrt();
+                            boundary += 1;
+                        }
+                        // Touching a plane from outside: the radius is the distance.
+                        1 => {
+                            let i = rng.below(6) as usize;
+                            let d = frustum.distance(i, Vec3::new(h.x, h.cy, h.z));
+                            if d < 0.0 {
+                                h.radius = -d;
+                                touching += 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                    h
+                })
+                .collect();
+            for parallel_min in [usize::MAX, 64] {
+                let assigner = Assigner {
+                    policy: &policy,
+                    schedule: &schedule,
+                    parallel_min,
+                };
+                let (mut got, mut want) = (hot.clone(), vec![0; count]);
+                assigner.assign(&mut got, &mut want, Some(&view));
+                for (i, h) in hot.iter().enumerate() {
+                    let (level, group) = one_by_one(&schedule, &policy, h, &view);
+                    assert_eq!(
+                        (got[i].level, want[i]),
+                        (level, group),
+                        "round {round}, agent {i} of {count}: {h:?}"
+                    );
+                    assert_eq!(
+                        Hot {
+                            level: h.level,
+                            ..got[i]
+                        },
+                        *h,
+                        "only the level moves"
+                    );
+                    if group == schedule.culled_group() {
+                        culled += 1;
+                    } else {
+                        kept += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            boundary > 10_000 && touching > 10_000 && culled > 100_000 && kept > 20_000,
+            "{boundary} on a boundary, {touching} touching, {culled} culled, {kept} kept"
+        );
     }
 }

@@ -269,19 +269,24 @@ pub fn avoidance(grid: &Grid, due: impl Fn(u32) -> bool + Sync, out: &mut Pushes
         out.0.resize_with(n, || AtomicU64::new(0));
     }
     let out = &*out;
-    let one = |i: usize| {
-        let id = grid.id(i);
-        if due(id) {
-            out.set(id, away_from(grid, grid.point(i).p, id));
+    let (xs, zs, ids) = grid.columns();
+    // Points `start..` of the grid, whose ids are `ids`: every point is looked at and few
+    // are walked from, so the look is a read of the next id and a bit, no more.
+    let walk = |start: usize, ids: &[u32]| {
+        for (k, &id) in ids.iter().enumerate() {
+            if due(id) {
+                let i = start + k;
+                out.set(id, away_from(grid, Vec2::new(xs[i], zs[i]), id));
+            }
         }
     };
-    if n < grid.parallel_min() {
-        (0..n).for_each(one);
+    let chunk = grid.parallel_min();
+    if n < chunk {
+        walk(0, ids);
     } else {
-        (0..n)
-            .into_par_iter()
-            .with_min_len(grid.parallel_min())
-            .for_each(one);
+        ids.par_chunks(chunk)
+            .enumerate()
+            .for_each(|(c, ids)| walk(c * chunk, ids));
     }
 }
 

@@ -20,8 +20,9 @@ use crate::crowd::settings::{STATS_LEVELS, UpdateStats, View};
 use crate::crowd::sim::{GRID_CELL, StepContext, avoidance, steers, step};
 use crate::format::ThrongFile;
 
-/// Slots per job of the parallel step pass. The pass visits every slot but steps only the due
-/// ones, which sit together in their groups' due runs, so jobs a quarter of
+/// Slots per job of the parallel step pass (a multiple of 64: whole words of the due bits).
+/// The pass visits every slot but steps only the due ones, which sit together in their
+/// groups' due runs, so jobs a quarter of
 /// [`crate::crowd::PARALLEL_MIN`] long let the pool even out the work, while each still holds
 /// 128 steps where agents are updated every 8th frame, enough to outweigh its hand-over.
 const STEP_CHUNK: usize = 1024;
@@ -198,16 +199,27 @@ impl Crowd {
                 r.zip(items).for_each(body);
             }
         } else {
-            // One parallel pass over every slot, stepping the due ones: one hand-over to the
-            // pool per frame instead of one per due run.
-            self.agents
-                .par_iter_mut()
-                .zip(self.records.par_iter_mut())
-                .zip(self.hot.par_iter_mut())
-                .enumerate()
-                .with_min_len(STEP_CHUNK)
-                .filter(|(s, _)| due_bits[s / 64] & (1 << (s % 64)) != 0)
-                .for_each(body);
+            // One parallel pass over every slot, in chunks of whole words of the due bits:
+            // one hand-over to the pool per frame instead of one per due run, and a word
+            // with no due slot is passed over at once (most of them, at rates below 1).
+            let chunks = self
+                .agents
+                .par_chunks_mut(STEP_CHUNK)
+                .zip(self.records.par_chunks_mut(STEP_CHUNK))
+                .zip(self.hot.par_chunks_mut(STEP_CHUNK))
+                .enumerate();
+            chunks.for_each(|(c, ((agents, records), hot))| {
+                let base = c * STEP_CHUNK;
+                let words = &due_bits[base / 64..(base + agents.len()).div_ceil(64)];
+                for (w, &word) in words.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let k = w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        body((base + k, ((&mut agents[k], &mut records[k]), &mut hot[k])));
+                    }
+                }
+            });
         }
         for run in &self.due_runs {
             self.schedule.mark_dirty(run.clone());
