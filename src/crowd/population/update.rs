@@ -26,6 +26,10 @@ use crate::format::ThrongFile;
 /// [`crate::crowd::PARALLEL_MIN`] long let the pool even out the work, while each still holds
 /// 128 steps where agents are updated every 8th frame, enough to outweigh its hand-over.
 const STEP_CHUNK: usize = 1024;
+const _: () = assert!(
+    STEP_CHUNK.is_multiple_of(64),
+    "a step job is whole words of due bits"
+);
 
 impl Crowd {
     /// Advances the crowd by `dt` seconds (negative counts as 0) as seen from `view` (see the
