@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::agent::Agent;
 use super::cull::{Frustum, SphereTest};
 use super::lod::{LodPolicy, MAX_LEVELS};
-use super::palette::Palette;
+use super::palette::{Palette, upright_sphere};
 use super::schedule::Schedule;
 use super::settings::View;
 
@@ -65,20 +65,19 @@ impl Hot {
 #[inline]
 pub fn agent_sphere(palette: &Palette, agent: &Agent, margin: f32) -> (Vec3, f32) {
     let anims = palette.anims();
-    let (mut lo, mut hi) = anims
-        .get(agent.anim_a as usize)
-        .map_or((Vec3::ZERO, Vec3::ZERO), |a| (a.min, a.max));
-    if agent.fade > 0.0
+    let a = anims.get(agent.anim_a as usize);
+    let (mid, reach) = if agent.fade > 0.0
         && let Some(b) = anims.get(agent.anim_b as usize)
     {
-        lo = lo.min(b.min);
-        hi = hi.max(b.max);
-    }
-    let reach2 = lo.x.abs().max(hi.x.abs()).powi(2) + lo.z.abs().max(hi.z.abs()).powi(2);
-    let half_height = 0.5 * (hi.y - lo.y);
+        let (lo, hi) = a.map_or((Vec3::ZERO, Vec3::ZERO), |a| (a.min, a.max));
+        upright_sphere(lo.min(b.min), hi.max(b.max))
+    } else {
+        // The same function of A's box, worked out once per animation.
+        a.map_or(upright_sphere(Vec3::ZERO, Vec3::ZERO), |a| a.sphere)
+    };
     let s = agent.scale;
-    let centre = agent.position + Vec3::Y * (0.5 * (lo.y + hi.y) * s);
-    let radius = (reach2 + half_height * half_height).sqrt() * s + margin;
+    let centre = agent.position + Vec3::Y * (mid * s);
+    let radius = reach * s + margin;
     (centre, radius)
 }
 
@@ -213,6 +212,60 @@ impl Assigner<'_> {
 mod tests {
     use super::*;
     use crate::crowd::rng::Rng;
+
+    /// The sphere as it was worked out at every step before each animation kept its own:
+    /// the reference [`agent_sphere`] must match to the bit.
+    fn sphere_as_before(palette: &Palette, agent: &Agent, margin: f32) -> (Vec3, f32) {
+        let anims = palette.anims();
+        let (mut lo, mut hi) = anims
+            .get(agent.anim_a as usize)
+            .map_or((Vec3::ZERO, Vec3::ZERO), |a| (a.min, a.max));
+        if agent.fade > 0.0
+            && let Some(b) = anims.get(agent.anim_b as usize)
+        {
+            lo = lo.min(b.min);
+            hi = hi.max(b.max);
+        }
+        let reach2 = lo.x.abs().max(hi.x.abs()).powi(2) + lo.z.abs().max(hi.z.abs()).powi(2);
+        let half_height = 0.5 * (hi.y - lo.y);
+        let s = agent.scale;
+        let centre = agent.position + Vec3::Y * (0.5 * (lo.y + hi.y) * s);
+        let radius = (reach2 + half_height * half_height).sqrt() * s + margin;
+        (centre, radius)
+    }
+
+    #[test]
+    fn an_animations_own_sphere_gives_the_agents_to_the_bit() {
+        use crate::crowd::palette::PaletteNames;
+        use crate::crowd::testing::mannequin_bake;
+        let file = mannequin_bake();
+        let palette = Palette::new(&file, &PaletteNames::default()).unwrap();
+        let n = palette.anims().len() as u32;
+        let mut rng = Rng::new(3);
+        let mut fading = 0;
+        for i in 0..4000u32 {
+            let mut a = Agent::spawn(&palette, 9, i, 40.0, 0.0);
+            // Now and then past the last animation: no box.
+            a.anim_a = rng.below(n + 1);
+            a.anim_b = rng.below(n + 1);
+            a.fade = if i % 3 == 0 {
+                0.0
+            } else {
+                rng.range(-0.2, 1.0)
+            };
+            a.scale = rng.range(0.5, 2.0);
+            fading += usize::from(a.fade > 0.0);
+            let margin = rng.range(0.0, 0.5);
+            let (c, r) = agent_sphere(&palette, &a, margin);
+            let (c0, r0) = sphere_as_before(&palette, &a, margin);
+            assert_eq!(
+                (c.to_array().map(f32::to_bits), r.to_bits()),
+                (c0.to_array().map(f32::to_bits), r0.to_bits()),
+                "agent {i}"
+            );
+        }
+        assert!(fading > 1000, "{fading} fading agents");
+    }
 
     /// One agent at a time, as the pass was written before it took four per vector: the
     /// reference the four-lane pass must match exactly.

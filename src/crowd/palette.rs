@@ -76,6 +76,24 @@ pub struct AnimInfo {
     pub min: Vec3,
     /// Largest model-space corner over all its frames.
     pub max: Vec3,
+    /// Its frames' bounding sphere about the vertical axis through the origin, at any
+    /// heading ([`upright_sphere`] of `min` and `max`): the centre's height and the radius,
+    /// model units. Kept so that a step need not work it out again.
+    pub sphere: (f32, f32),
+}
+
+/// The sphere about the vertical axis through the origin that holds the box `lo..hi` turned
+/// by any heading: its centre's height (the box's mid-height) and its radius (from the
+/// corners' largest horizontal reach and half the height), in the box's units. Needs no
+/// sine or cosine.
+#[inline]
+pub fn upright_sphere(lo: Vec3, hi: Vec3) -> (f32, f32) {
+    let reach2 = lo.x.abs().max(hi.x.abs()).powi(2) + lo.z.abs().max(hi.z.abs()).powi(2);
+    let half_height = 0.5 * (hi.y - lo.y);
+    (
+        0.5 * (lo.y + hi.y),
+        (reach2 + half_height * half_height).sqrt(),
+    )
 }
 
 impl AnimInfo {
@@ -120,6 +138,7 @@ impl AnimInfo {
             cycle: a.duration,
             min,
             max,
+            sphere: upright_sphere(min, max),
         }
     }
 }
