@@ -1,5 +1,6 @@
 //! A uniform grid over the plaza for neighbour queries, rebuilt every frame by a counting sort
-//! into reused arrays (cells found in parallel, then counted and scattered in one pass each).
+//! into reused arrays (cells found in parallel, counted, ids scattered in one pass, then the
+//! positions read in place order, in parallel).
 //! Points are stored sorted by cell (rows of cells along x, row after row along z), so the
 //! cells around a query (3×3 when the radius is the cell size, 2×2 when it is half) are one
 //! contiguous run of memory per row, and walking the points in order walks the plaza row by
@@ -46,8 +47,9 @@ pub struct Grid {
     xs: Vec<f32>,
     zs: Vec<f32>,
     ids: Vec<u32>,
-    /// Scratch of the rebuild: each input point with its cell.
-    keyed: Vec<(u32, GridPoint)>,
+    /// Scratch of the rebuild: each input point's cell and position, in input order.
+    cell_of: Vec<u32>,
+    at: Vec<Vec2>,
 }
 
 impl Default for Grid {
@@ -77,7 +79,8 @@ impl Grid {
             xs: Vec::new(),
             zs: Vec::new(),
             ids: Vec::new(),
-            keyed: Vec::new(),
+            cell_of: Vec::new(),
+            at: Vec::new(),
         }
     }
 
@@ -121,40 +124,41 @@ impl Grid {
         self.side = side as u32;
         self.last = (side - 1) as f32;
         let cells = side * side;
-        let mut keyed = std::mem::take(&mut self.keyed);
-        keyed.resize(items.len(), (0, GridPoint::default()));
+        let n = items.len();
+        let (mut cell_of, mut at) = (
+            std::mem::take(&mut self.cell_of),
+            std::mem::take(&mut self.at),
+        );
+        cell_of.resize(n, 0);
+        at.resize(n, Vec2::ZERO);
         let this = &*self;
-        let key = |(i, (k, item)): (usize, (&mut (u32, GridPoint), &T))| {
+        let key = |((c, a), item): ((&mut u32, &mut Vec2), &T)| {
             let p = point(item);
-            *k = (this.cell_index(p), GridPoint { p, id: i as u32 });
+            (*c, *a) = (this.cell_index(p), p);
         };
-        if items.len() < self.parallel_min {
-            keyed.iter_mut().zip(items).enumerate().for_each(key);
+        if n < self.parallel_min {
+            cell_of.iter_mut().zip(&mut at).zip(items).for_each(key);
         } else {
-            keyed
+            cell_of
                 .par_iter_mut()
+                .zip(at.par_iter_mut())
                 .zip(items.par_iter())
-                .enumerate()
                 .with_min_len(self.parallel_min)
                 .for_each(key);
         }
-        self.keyed = keyed;
         self.ends.clear();
         self.ends.resize(cells, 0);
         let ends = &mut self.ends[..];
-        for &(c, _) in &self.keyed {
+        for &c in &cell_of {
             ends[c as usize] += 1;
         }
         // Exclusive prefix sums: each cell's first point...
         let mut sum = 0u32;
         for e in ends.iter_mut() {
-            let n = *e;
+            let k = *e;
             *e = sum;
-            sum += n;
+            sum += k;
         }
-        // ...advanced past each point placed, in input order (stable: deterministic), leaves
-        // each cell's end.
-        let n = self.keyed.len();
         for v in [&mut self.xs, &mut self.zs] {
             v.resize(n + PADDING, 0.0);
             // The padding is zeros even where the grid held more points before.
@@ -162,15 +166,36 @@ impl Grid {
         }
         self.ids.resize(n + PADDING, 0);
         self.ids[n..].fill(0);
-        // Slices of exactly n points, so that one check of a place serves all three stores.
-        let (xs, zs, ids) = (&mut self.xs[..n], &mut self.zs[..n], &mut self.ids[..n]);
-        for &(c, gp) in &self.keyed {
-            let at = &mut ends[c as usize];
-            let i = *at as usize;
-            assert!(i < n, "the counts place every point");
-            (xs[i], zs[i], ids[i]) = (gp.p.x, gp.p.y, gp.id);
-            *at += 1;
+        // ...advanced past each point placed, in input order (stable: deterministic), leaves
+        // each cell's end. Only the ids are scattered, one store a point to a place anywhere
+        // in the grid (three, with the positions, took most of the rebuild at 100,000 points:
+        // each waits for its line); the positions follow in place order, below.
+        let ids = &mut self.ids[..n];
+        for (id, &c) in cell_of.iter().enumerate() {
+            let end = &mut ends[c as usize];
+            ids[*end as usize] = id as u32;
+            *end += 1;
         }
+        // Each place's position, read from its id: stores in order, and loads that need not
+        // wait for one another; in parallel, as no place depends on another.
+        let (xs, zs) = (&mut self.xs[..n], &mut self.zs[..n]);
+        let fill = |((xs, zs), ids): ((&mut [f32], &mut [f32]), &[u32])| {
+            for ((x, z), &id) in xs.iter_mut().zip(zs).zip(ids) {
+                let p = at[id as usize];
+                (*x, *z) = (p.x, p.y);
+            }
+        };
+        if n < self.parallel_min {
+            fill(((xs, zs), ids));
+        } else {
+            let k = self.parallel_min;
+            xs.par_chunks_mut(k)
+                .zip(zs.par_chunks_mut(k))
+                .zip(ids.par_chunks(k))
+                .for_each(fill);
+        }
+        self.cell_of = cell_of;
+        self.at = at;
     }
 
     /// The cell size in use, metres (the one asked for, or larger for a very large plaza).
