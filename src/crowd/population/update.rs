@@ -241,10 +241,19 @@ mod tests {
     use crate::crowd::LOD_COLOURS;
     use crate::crowd::cull::Frustum;
     use crate::crowd::rng::Rng;
+    use crate::crowd::settings::CrowdSettings;
     use crate::crowd::testing::{balanced, by_index, file, orbit, random_view, settings, whole};
 
     fn run(file: &ThrongFile, seed: u64, frames: u32) -> (Vec<InstanceRecord>, Vec<Agent>) {
-        let mut c = Crowd::new(file, &settings(3000, seed), balanced()).unwrap();
+        run_with(file, settings(3000, seed), frames)
+    }
+
+    fn run_with(
+        file: &ThrongFile,
+        settings: CrowdSettings,
+        frames: u32,
+    ) -> (Vec<InstanceRecord>, Vec<Agent>) {
+        let mut c = Crowd::new(file, &settings, balanced()).unwrap();
         let half = c.plaza_half_size();
         for k in 0..frames {
             c.update(file, 1.0 / 60.0, &orbit(half, k)).unwrap();
@@ -266,6 +275,14 @@ mod tests {
         let four = pool(4).install(|| run(&file, 5, 120));
         assert!(one.0 == four.0, "records differ between 1 and 4 threads");
         assert!(one.1 == four.1, "agents differ between 1 and 4 threads");
+        // Every pass on the calling thread, none split into jobs: the same crowd.
+        let serial = CrowdSettings {
+            parallel_min: usize::MAX,
+            ..settings(3000, 5)
+        };
+        let serial = pool(4).install(|| run_with(&file, serial, 120));
+        assert!(one.0 == serial.0, "records differ without parallel passes");
+        assert!(one.1 == serial.1, "agents differ without parallel passes");
         let other = run(&file, 6, 120);
         assert!(one.0 != other.0, "another seed gives the same records");
         // And the crowd did something: agents moved and changed behaviour.
