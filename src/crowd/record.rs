@@ -65,7 +65,8 @@ impl Playback {
     /// The frames this shows in `file`: A's at `time_a` cross-faded with B's at `time_b` by
     /// `fade` (B is not looked up when it is 0). Animation indices are trusted: the file is
     /// validated (every animation starts at a whole matrix) and callers take them from it.
-    #[inline]
+    // Always inlined: see `ThrongFile::matrices_at`.
+    #[inline(always)]
     pub fn frame_pose(&self, file: &ThrongFile) -> FramePose {
         let Self {
             anim_a,

@@ -462,7 +462,10 @@ impl ThrongFile {
     ///
     /// # Panics
     /// If `anim` is out of range.
-    #[inline]
+    // Always inlined, as is `Playback::frame_pose` around it: the crowd's step pass calls it
+    // once or twice per agent, and where the compiler left it out of line (as it did after an
+    // unrelated change elsewhere in the crowd) a step took about 60 more instructions.
+    #[inline(always)]
     pub fn matrices_at(&self, anim: usize, time: f32) -> (u32, u32, f32) {
         let a = &self.anims[anim];
         let (f0, f1, w) = frames_of(a, time);
