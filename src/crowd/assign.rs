@@ -72,8 +72,9 @@ pub fn agent_sphere(palette: &Palette, agent: &Agent, margin: f32) -> (Vec3, f32
         let (lo, hi) = a.map_or((Vec3::ZERO, Vec3::ZERO), |a| (a.min, a.max));
         upright_sphere(lo.min(b.min), hi.max(b.max))
     } else {
-        // The same function of A's box, worked out once per animation.
-        a.map_or(upright_sphere(Vec3::ZERO, Vec3::ZERO), |a| a.sphere)
+        // The same function of A's box, worked out once per animation; without a box, the
+        // empty box at the origin's: a point at the origin.
+        a.map_or((0.0, 0.0), |a| a.sphere)
     };
     let s = agent.scale;
     let centre = agent.position + Vec3::Y * (mid * s);
