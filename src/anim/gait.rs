@@ -11,7 +11,7 @@
 //! Every threshold is a fraction of the character's height (or heights per second), so the
 //! rules read the same in centimetres and metres. Pure math: no I/O, one buffer per call.
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 
 use super::Skeleton;
 
@@ -209,13 +209,15 @@ pub fn hips(skeleton: &Skeleton) -> usize {
 
 /// The samples of one cycle: `frames × feet × points` model-space positions, frame-major,
 /// `points` contact points per foot (the corners of its box, or just its joint).
-#[derive(Clone, Copy)]
 struct Cycle<'a> {
     positions: &'a [Vec3],
     feet: usize,
     points: usize,
     frames: usize,
     step: f32,
+    /// Per sample and foot (frame-major), the index of its contact point among its `points`:
+    /// found once, as heights, velocities and climbs each read it several times.
+    contacts: Vec<u32>,
 }
 
 impl<'a> Cycle<'a> {
@@ -223,12 +225,16 @@ impl<'a> Cycle<'a> {
     /// with fewer than 3 samples per foot or a step that is not positive.
     fn new(positions: &'a [Vec3], feet: usize, points: usize, step: f32) -> Option<Self> {
         let frames = positions.len().checked_div(feet * points).unwrap_or(0);
-        (frames >= 3 && step > 0.0).then_some(Self {
+        (frames >= 3 && step > 0.0).then(|| Self {
             positions,
             feet,
             points,
             frames,
             step,
+            contacts: positions[..frames * feet * points]
+                .chunks_exact(points)
+                .map(|foot| contact(foot) as u32)
+                .collect(),
         })
     }
 
@@ -252,8 +258,7 @@ impl<'a> Cycle<'a> {
     /// The contact point of foot `f` at sample `i`: its lowest point.
     #[inline]
     fn contact(&self, i: usize, f: usize) -> usize {
-        let k = (i * self.feet + f) * self.points;
-        contact(&self.positions[k..k + self.points])
+        self.contacts[i * self.feet + f] as usize
     }
 
     /// Height of foot `f`'s contact point at sample `i`.
@@ -325,23 +330,48 @@ fn phases(c: &Cycle, height: f32) -> Phases {
     // counted against every sample, so the search stays linear in the samples at high rates
     // (a 120 fps bake has four times the samples of a 30 fps one and would cost sixteen times
     // as much). Squared distances: no square root per pair.
-    let stride = velocities.len().div_ceil(MAX_CENTRES).max(1);
-    let mut best = (0usize, Vec2::ZERO);
-    for (_, a) in velocities.iter().step_by(stride) {
+    //
+    // Counting needs no order, so it runs four samples a lane (x and z apart, padded with
+    // NaN, which no test passes) with no branch: the same squared distances, the same counts.
+    // Only the winner's velocities are then summed, one by one in their order as before.
+    let mut xs = vec![Vec4::NAN; velocities.len().div_ceil(4)];
+    let mut zs = xs.clone();
+    for (k, (_, v)) in velocities.iter().enumerate() {
+        (xs[k / 4][k % 4], zs[k / 4][k % 4]) = (v.x, v.y);
+    }
+    let radius2 = |a: Vec2| {
         let r = STEADY * a.length() + still;
-        let r2 = r * r;
+        r * r
+    };
+    let stride = velocities.len().div_ceil(MAX_CENTRES).max(1);
+    let mut best = (0.0f32, Vec2::ZERO);
+    for (_, a) in velocities.iter().step_by(stride) {
+        let r2 = Vec4::splat(radius2(*a));
+        let (ax, az) = (Vec4::splat(a.x), Vec4::splat(a.y));
+        let mut counts = Vec4::ZERO;
+        for (x, z) in xs.iter().zip(&zs) {
+            let (dx, dz) = (ax - *x, az - *z);
+            counts += Vec4::select((dx * dx + dz * dz).cmple(r2), Vec4::ONE, Vec4::ZERO);
+        }
+        // Whole numbers below 2^24 in each lane: exact.
+        let count = counts.element_sum();
+        if count > best.0 {
+            best = (count, *a);
+        }
+    }
+    let slide = if best.0 > 0.0 {
+        let (a, r2) = (best.1, radius2(best.1));
         let (mut count, mut sum) = (0usize, Vec2::ZERO);
         for (_, b) in &velocities {
-            if (*a - *b).length_squared() <= r2 {
+            if (a - *b).length_squared() <= r2 {
                 count += 1;
                 sum += *b;
             }
         }
-        if count > best.0 {
-            best = (count, sum / count as f32);
-        }
-    }
-    let slide = best.1;
+        sum / count as f32
+    } else {
+        Vec2::ZERO
+    };
     let mut planted = vec![false; frames * feet];
     for (k, v) in &velocities {
         planted[*k] = near(slide, *v);

@@ -234,3 +234,62 @@ fn feet_by_name_and_by_ground() {
     .unwrap();
     assert_eq!(hips(&wrapped), 2);
 }
+
+/// The densest cluster as it was first written: each candidate centre's count and sum in one
+/// loop over the samples. [`phases`] counts four samples a lane and sums the winner alone.
+fn slide_one_by_one(c: &Cycle, height: f32) -> Vec2 {
+    let mut stance = vec![false; c.frames * c.feet];
+    let mut velocities = Vec::new();
+    mark_stance(c, height, &mut stance, &mut velocities);
+    let still = STILL * height;
+    let stride = velocities.len().div_ceil(MAX_CENTRES).max(1);
+    let mut best = (0usize, Vec2::ZERO);
+    for (_, a) in velocities.iter().step_by(stride) {
+        let r = STEADY * a.length() + still;
+        let r2 = r * r;
+        let (mut count, mut sum) = (0usize, Vec2::ZERO);
+        for (_, b) in &velocities {
+            if (*a - *b).length_squared() <= r2 {
+                count += 1;
+                sum += *b;
+            }
+        }
+        if count > best.0 {
+            best = (count, sum / count as f32);
+        }
+    }
+    best.1
+}
+
+/// The lane-wise count finds the same cluster, to the bit, as counting one by one: noisy
+/// walks (clusters of near-equal counts, where the first best must win), below and above
+/// [`MAX_CENTRES`] stance samples (every sample a centre, then every few), a sample count
+/// that is no multiple of four (the NaN padding), and a cycle with a NaN in it.
+#[test]
+fn the_densest_cluster_is_found_the_same_four_at_a_time() {
+    let mut state = 7u32;
+    let mut noise = || {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (state >> 8) as f32 / (1 << 24) as f32 - 0.5
+    };
+    let mut checked = 0;
+    for (frames, jitter) in [(61, 0.002), (90, 0.01), (400, 0.004), (333, 0.02)] {
+        let mut p = gait(&[0.0, 0.5], 0.6, 1.2, 0.12, frames);
+        for q in p.iter_mut() {
+            *q += Vec3::new(noise(), 0.0, noise()) * jitter;
+        }
+        for nan in [false, true] {
+            if nan {
+                p[7].x = f32::NAN;
+            }
+            let c = Cycle::new(&p, 2, 1, 1.0 / frames as f32).unwrap();
+            let slide = phases(&c, HEIGHT).slide;
+            let expected = slide_one_by_one(&c, HEIGHT);
+            assert_eq!(slide.x.to_bits(), expected.x.to_bits(), "{frames} frames");
+            assert_eq!(slide.y.to_bits(), expected.y.to_bits(), "{frames} frames");
+            assert!(slide.length() > 0.5, "{frames} frames: slide {slide}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 8);
+}
