@@ -1,8 +1,8 @@
 //! Sampling clips into local poses: key search (binary search, or O(1) with a cursor for
 //! monotonic playback; once for each run of channels keyed at the same times) and the three
-//! glTF interpolations, with LINEAR rotations slerped four at a time.
+//! glTF interpolations, with LINEAR rotations slerped four at a time, two batches side by side.
 
-use glam::{Quat, Vec4};
+use glam::{BVec4A, Quat, Vec4};
 
 use super::clip::{Channel, Clip, Interpolation, Property};
 use super::skeleton::Skeleton;
@@ -219,8 +219,8 @@ pub fn sample_with_cursor(
 /// two shortcuts that keep the bits:
 /// - a timeline's segment is found once for a run of channels on it (`locate` depends only on
 ///   the times and `time`; the hint only makes it faster);
-/// - LINEAR rotations between two keys (most of a clip's work) wait in a [`Pending`] batch and
-///   run four at a time.
+/// - LINEAR rotations between two keys (most of a clip's work) wait in a [`Pending`] batch of
+///   up to eight and run as two four-wide slerps side by side.
 ///
 /// `hints` is the cursor (one hint per timeline), or `None` for a binary search per run.
 #[inline(always)]
@@ -268,13 +268,18 @@ fn sample_into_in(
     pending.flush(out);
 }
 
-/// Up to four LINEAR rotation slerps waiting to run as one four-wide slerp
-/// ([`slerp_shortest4`]).
+/// Up to eight LINEAR rotation slerps waiting to run as two four-wide slerps
+/// ([`slerp_shortest4`]). Two batches a flush, because each slerp is a chain of dependent
+/// multiply-adds (its series) that the CPU cannot shorten: two independent chains side by side
+/// take little longer than one, where a batch run on its own leaves the CPU waiting.
 struct Pending {
-    a: [Quat; 4],
-    b: [Quat; 4],
-    u: [f32; 4],
-    joints: [usize; 4],
+    a: [Quat; 8],
+    b: [Quat; 8],
+    /// The fractions, a group of four to a `Vec4`: each is set by a lane blend, so the flush
+    /// reads them back whole from a 16-byte store (four 4-byte stores read as one load cannot
+    /// be forwarded, and the slerp would wait for them to reach the cache).
+    u: [Vec4; 2],
+    joints: [usize; 8],
     len: usize,
 }
 
@@ -282,23 +287,33 @@ impl Default for Pending {
     fn default() -> Self {
         // Unused lanes compute on identities: finite, and their results are dropped.
         Self {
-            a: [Quat::IDENTITY; 4],
-            b: [Quat::IDENTITY; 4],
-            u: [0.0; 4],
-            joints: [0; 4],
+            a: [Quat::IDENTITY; 8],
+            b: [Quat::IDENTITY; 8],
+            u: [Vec4::ZERO; 2],
+            joints: [0; 8],
             len: 0,
         }
     }
 }
+
+/// Lane `i` of a group of four, as a mask for [`Vec4::select`].
+const LANE: [BVec4A; 4] = [
+    BVec4A::new(true, false, false, false),
+    BVec4A::new(false, true, false, false),
+    BVec4A::new(false, false, true, false),
+    BVec4A::new(false, false, false, true),
+];
 
 impl Pending {
     /// Queues `joint`'s rotation `slerp_shortest(a, b, u)`; runs the batch when it is full.
     #[inline(always)]
     fn push(&mut self, a: Quat, b: Quat, u: f32, joint: usize, out: &mut [Transform]) {
         let i = self.len;
-        (self.a[i], self.b[i], self.u[i], self.joints[i]) = (a, b, u, joint);
+        (self.a[i], self.b[i], self.joints[i]) = (a, b, joint);
+        let group = &mut self.u[i / 4];
+        *group = Vec4::select(LANE[i % 4], Vec4::splat(u), *group);
         self.len += 1;
-        if self.len == 4 {
+        if self.len == 8 {
             self.flush(out);
         }
     }
@@ -317,8 +332,16 @@ impl Pending {
         if self.len == 0 {
             return;
         }
-        let r = slerp_shortest4(&self.a, &self.b, self.u);
-        for (q, &joint) in r.iter().zip(&self.joints).take(self.len) {
+        let group = |q: &[Quat; 8], g: usize| -> [Quat; 4] {
+            q[4 * g..4 * g + 4].try_into().expect("groups of four")
+        };
+        let first = slerp_shortest4(&group(&self.a, 0), &group(&self.b, 0), self.u[0]);
+        let second = if self.len > 4 {
+            slerp_shortest4(&group(&self.a, 1), &group(&self.b, 1), self.u[1])
+        } else {
+            first
+        };
+        for (q, &joint) in first.iter().chain(&second).zip(&self.joints).take(self.len) {
             out[joint].rotation = *q;
         }
         self.len = 0;
@@ -618,6 +641,72 @@ mod tests {
                 pose_bits(&reference),
                 "plain copy at {t}"
             );
+        }
+    }
+
+    /// A batch fills past four and past eight: thirteen joints each driven by a LINEAR
+    /// rotation on one of two timelines, some keyed far apart, with joint 6 driven again after the first batch of eight
+    /// (the later channel wins) and joint 3 again within it (the batch runs first); the bits are
+    /// the one-by-one sampler's, by both samplers and the plain copy.
+    #[test]
+    fn full_batches_of_eight_are_channel_by_channel_sampling() {
+        let joints: usize = 13;
+        let skeleton = crate::anim::skeleton::RawSkeleton {
+            names: (0..joints).map(|j| format!("j{j}")).collect(),
+            parents: (0..joints).map(|j| j.checked_sub(1)).collect(),
+            rest: vec![Transform::IDENTITY; joints],
+            inverse_bind: vec![glam::Mat4::IDENTITY; joints],
+            root_bases: vec![glam::Mat4::IDENTITY; joints],
+        }
+        .validate()
+        .unwrap();
+        // Two timelines, alternating, so that the lanes of a batch have different fractions.
+        let timelines: [Vec<f32>; 2] = [
+            (0..7).map(|i| i as f32 * 0.3).collect(),
+            (0..5).map(|i| 0.05 + i as f32 * 0.37).collect(),
+        ];
+        let rotation = |joint: usize, step: f32| -> RawChannel {
+            let times = &timelines[joint % 2];
+            RawChannel {
+                joint,
+                property: Property::Rotation,
+                interpolation: Interpolation::Linear,
+                times: times.clone(),
+                values: (0..times.len())
+                    .map(|k| {
+                        let axis = glam::Vec3::new(1.0, joint as f32, -2.0).normalize();
+                        Vec4::from(Quat::from_axis_angle(
+                            axis,
+                            step * k as f32 + 0.1 * joint as f32,
+                        ))
+                    })
+                    .collect(),
+            }
+        };
+        let mut channels: Vec<RawChannel> = (0..joints)
+            .map(|j| rotation(j, if j % 5 == 2 { 2.4 } else { 0.35 }))
+            .collect();
+        channels.insert(5, rotation(3, -0.5));
+        channels.push(rotation(6, 0.9));
+        let clip = RawClip {
+            name: "thirteen".into(),
+            channels,
+        }
+        .validate(&skeleton)
+        .unwrap();
+        let mut cursor = ClipCursor::new(&clip);
+        let mut reference = vec![Transform::IDENTITY; joints];
+        let (mut random, mut played, mut plain) =
+            (reference.clone(), reference.clone(), reference.clone());
+        for i in 0..250 {
+            let t = i as f32 * 0.0091 - 0.1;
+            one_by_one(&clip, &skeleton, t, &mut reference);
+            sample(&clip, &skeleton, t, &mut random);
+            sample_with_cursor(&clip, &skeleton, t, &mut cursor, &mut played);
+            sample_into_in(&clip, &skeleton, t, None, &mut plain);
+            assert_eq!(pose_bits(&random), pose_bits(&reference), "sample at {t}");
+            assert_eq!(pose_bits(&played), pose_bits(&reference), "cursor at {t}");
+            assert_eq!(pose_bits(&plain), pose_bits(&reference), "plain at {t}");
         }
     }
 

@@ -61,7 +61,7 @@ impl Quats {
 /// bit for bit. The series runs on all four lanes; a lane whose keys are more than about
 /// 90 degrees apart (rare in a keyed clip) takes the trigonometric weights on its own.
 #[inline(always)]
-pub(crate) fn slerp_shortest4(a: &[Quat; 4], b: &[Quat; 4], t: [f32; 4]) -> [Quat; 4] {
+pub(crate) fn slerp_shortest4(a: &[Quat; 4], b: &[Quat; 4], t: Vec4) -> [Quat; 4] {
     // `Quat::dot` itself per pair, as `slerp_shortest` takes it: glam's backends sum the four
     // products in different orders, and this keeps whichever one the build has.
     let dot = Vec4::new(
@@ -70,7 +70,7 @@ pub(crate) fn slerp_shortest4(a: &[Quat; 4], b: &[Quat; 4], t: [f32; 4]) -> [Qua
         a[2].dot(b[2]),
         a[3].dot(b[3]),
     );
-    let (a, b, t) = (Quats::from_quats(a), Quats::from_quats(b), Vec4::from(t));
+    let (a, b) = (Quats::from_quats(a), Quats::from_quats(b));
     let opposite = dot.cmplt(Vec4::ZERO);
     let x = Vec4::select(opposite, -dot, dot).min(Vec4::ONE);
     let sign = Vec4::select(opposite, Vec4::NEG_ONE, Vec4::ONE);
@@ -235,7 +235,7 @@ mod tests {
                     _ => rng.f(),
                 };
             }
-            let wide = slerp_shortest4(&a, &b, t);
+            let wide = slerp_shortest4(&a, &b, Vec4::from(t));
             for lane in 0..4 {
                 let scalar = slerp_shortest(a[lane], b[lane], t[lane]);
                 assert_eq!(
