@@ -15,14 +15,14 @@ use super::events::events;
 use super::facing;
 use super::gait::{self, Feet};
 use super::inputs::{TOOL, inputs};
-use super::load::{Loaded, load};
+use super::load::{Loaded, load_all};
 use super::plan::{Job, JobSource, jobs_for};
 use super::precision;
 use super::recipe::{CharacterSpec, Recipe, Size};
 use super::report::BakeReport;
 use super::root_motion::declared_speed;
 use super::root_motion::root_motion;
-use super::sample::{resample, sample_job};
+use super::sample::{PoseCache, pose_alike, resample, sample_job};
 use crate::format::Builder;
 use crate::import::ExternalFiles;
 use std::sync::Arc;
@@ -63,11 +63,21 @@ fn report(options: &BakeOptions, p: Progress) {
     }
 }
 
-/// Samples `job` of `l` (whose feet are `feet`), with its root motion, events and measured
-/// ground speed.
-fn bake_job(l: &Loaded, feet: &Feet, job: &Job, recipe: &Recipe) -> Result<Done, BakeError> {
-    let sampled = sample_job(l, job, recipe)?;
+/// Samples `job` of `l` (whose feet are `feet`) with the poses of `cache` (its group's, see
+/// [`sample_job`]), with its root motion, events and measured ground speed. Its poses are
+/// kept only when [`lock_feet`] may sample it again.
+fn bake_job(
+    l: &Loaded,
+    feet: &Feet,
+    job: &Job,
+    recipe: &Recipe,
+    cache: &mut PoseCache,
+) -> Result<Done, BakeError> {
+    let mut sampled = sample_job(l, job, recipe, cache)?;
     let motion = root_motion(l, job, &sampled.schedule);
+    if !may_lock(recipe, l, job, motion.is_some()) {
+        sampled.poses = None;
+    }
     Ok(Done {
         measured: gait::measure(l, feet, &sampled, motion.is_some()),
         gltf_animations: match job.source {
@@ -82,6 +92,23 @@ fn bake_job(l: &Loaded, feet: &Feet, job: &Job, recipe: &Recipe) -> Result<Done,
         events: events(l, job),
         sampled,
     })
+}
+
+/// The indices of `jobs` (of the characters `loaded`) in groups that pose alike
+/// ([`pose_alike`]), each in job order, the groups in the order of their first job.
+fn pose_groups(loaded: &[Loaded], jobs: &[Job]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        let l = &loaded[j.character];
+        match groups.iter_mut().find(|g| {
+            let f = &jobs[g[0]];
+            pose_alike(&loaded[f.character], f, l, j)
+        }) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
 }
 
 /// Turns character `ci` (`l`, with feet `feet`) so that it walks along +z, the crowd's
@@ -126,6 +153,16 @@ fn face_forward(
     (k, Some(facing::note(along, k)))
 }
 
+/// Whether [`lock_feet`] may lock the feet of `job` of `l` once its ground speed is measured:
+/// it loops, its character locks feet, and it has no root motion (`motion`) nor a declared
+/// speed.
+fn may_lock(recipe: &Recipe, l: &Loaded, job: &Job, motion: bool) -> bool {
+    job.looping
+        && recipe.characters[job.character].foot_lock
+        && !motion
+        && declared_speed(l, job, None, job.duration).is_none()
+}
+
 /// Bakes again, with their planted feet locked ([`gait::lock`]), the animations whose ground
 /// speed the crowd takes from their feet: looping, measured, and declaring none (no root
 /// motion, not baked at a `speed` parameter). Their frames are turned as their character
@@ -147,13 +184,11 @@ fn lock_feet(
                 &feet[j.character],
                 turns[j.character].0,
             );
+            let poses = d.sampled.poses.take();
             let Some(speed) = d.measured.speed else {
                 return;
             };
-            if !recipe.characters[j.character].foot_lock
-                || d.motion.is_some()
-                || declared_speed(l, j, None, j.duration).is_some()
-            {
+            if !may_lock(recipe, l, j, d.motion.is_some()) {
                 return;
             }
             let Some(lock) = gait::lock(l, feet, &d.sampled, speed, k) else {
@@ -161,7 +196,7 @@ fn lock_feet(
             };
 
             j.lock = Some(Arc::new(lock));
-            let mut sampled = resample(l, j, d.sampled.schedule, recipe);
+            let mut sampled = resample(l, j, d.sampled.schedule, poses.as_deref(), recipe);
             facing::turn_texels(&mut sampled.texels, k);
             sampled
                 .bounds
@@ -172,13 +207,23 @@ fn lock_feet(
         });
 }
 
+/// Whether every number of `xs` is finite. Branch-free (a number is not finite when its
+/// exponent bits are all set), so that the compiler checks several at once: a bake's texels
+/// are millions of numbers.
+fn all_finite(xs: &[f32]) -> bool {
+    const EXPONENT: u32 = 0x7f80_0000;
+    xs.iter().fold(0u32, |bad, x| {
+        bad | u32::from(x.to_bits() & EXPONENT == EXPONENT)
+    }) == 0
+}
+
 /// Refuses animation `j` of `l` (baked as `d`) when a number it made is past f32's range
 /// (or NaN): the file would be refused by every reader, and the usual cause is a size factor
 /// too large for the model, which the message suggests. This names the cause early, before
 /// meshes and LODs are made; [`Builder::validate`] still checks everything before writing.
 fn out_of_range(spec: &CharacterSpec, l: &Loaded, j: &Job, d: &Done) -> Result<(), BakeError> {
-    let finite = |xs: &[f32]| xs.iter().all(|x| x.is_finite());
-    let what = if !d.sampled.texels.iter().all(|t| finite(t)) {
+    let finite = all_finite;
+    let what = if !finite(d.sampled.texels.as_flattened()) {
         "texel positions overflow f32"
     } else if !d
         .sampled
@@ -235,15 +280,9 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
         options,
         Progress::Stage("loading", recipe.characters.len() as u64),
     );
-    let loaded: Vec<Loaded> = recipe
-        .characters
-        .iter()
-        .map(|spec| {
-            let l = load(spec, options.external_files);
-            report(options, Progress::Advance(1));
-            l
-        })
-        .collect::<Result<_, _>>()?;
+    let loaded = load_all(&recipe.characters, options.external_files, || {
+        report(options, Progress::Advance(1));
+    })?;
     let mut jobs = Vec::new();
     for (ci, (spec, l)) in recipe.characters.iter().zip(&loaded).enumerate() {
         jobs.extend(jobs_for(ci, spec, l)?);
@@ -255,23 +294,39 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
         options,
         Progress::Stage("sampling frames", estimates.iter().sum()),
     );
-    let mut done: Vec<Done> = jobs
-        .par_iter()
-        .zip(&estimates)
-        .map(|(j, estimate)| {
-            // A schedule the rate cannot give is the recipe's: said at the key that chose it.
-            let spec = &recipe.characters[j.character];
-            let d = bake_job(&loaded[j.character], &feet[j.character], j, recipe).map_err(|e| {
-                if matches!(e, BakeError::BadSchedule { .. }) {
-                    let key = spec.rate_key(&j.name).unwrap_or_else(|| "fps".into());
-                    spec.error(&key, format!("{key}: {e}"))
-                } else {
-                    e
-                }
-            });
-            report(options, Progress::Advance(*estimate));
-            d
+    // The groups of jobs that pose alike run in parallel; each group's jobs one after the
+    // other, sharing their poses (each job's frames are parallel).
+    let mut sampled: Vec<(usize, Result<Done, BakeError>)> = pose_groups(&loaded, &jobs)
+        .into_par_iter()
+        .flat_map_iter(|group| {
+            let mut cache = PoseCache::default();
+            group
+                .into_iter()
+                .map(|i| {
+                    let j = &jobs[i];
+                    let l = &loaded[j.character];
+                    // A schedule the rate cannot give is the recipe's: said at the key that
+                    // chose it.
+                    let spec = &recipe.characters[j.character];
+                    let d = bake_job(l, &feet[j.character], j, recipe, &mut cache).map_err(|e| {
+                        if matches!(e, BakeError::BadSchedule { .. }) {
+                            let key = spec.rate_key(&j.name).unwrap_or_else(|| "fps".into());
+                            spec.error(&key, format!("{key}: {e}"))
+                        } else {
+                            e
+                        }
+                    });
+                    report(options, Progress::Advance(estimates[i]));
+                    (i, d)
+                })
+                .collect::<Vec<_>>()
         })
+        .collect();
+    // In job order, so that the error said is the first job's whatever the threads did.
+    sampled.sort_unstable_by_key(|(i, _)| *i);
+    let mut done: Vec<Done> = sampled
+        .into_iter()
+        .map(|(_, d)| d)
         .collect::<Result<_, _>>()?;
 
     let turns: Vec<(u8, Option<String>)> = (0..loaded.len())

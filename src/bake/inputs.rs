@@ -89,19 +89,29 @@ pub fn inputs(
     key.update([0, u8::from(force)]);
     key.update(recipe.text.as_bytes());
     let mut out = Vec::new();
+    // A file named again (characters made from one file) is read and hashed once; it is
+    // listed each time, as the key has always listed it.
+    let mut seen: Vec<(PathBuf, sha2::digest::Output<Sha256>, u64)> = Vec::new();
     for (f, named) in files {
-        let bytes = std::fs::read(&f).map_err(|error| BakeError::Input {
-            named,
-            file: f.display().to_string(),
-            error,
-        })?;
-        let h = Sha256::digest(&bytes);
+        let (h, len) = match seen.iter().find(|(p, _, _)| *p == f) {
+            Some((_, h, len)) => (*h, *len),
+            None => {
+                let bytes = std::fs::read(&f).map_err(|error| BakeError::Input {
+                    named,
+                    file: f.display().to_string(),
+                    error,
+                })?;
+                let h = Sha256::digest(&bytes);
+                seen.push((f.clone(), h, bytes.len() as u64));
+                (h, bytes.len() as u64)
+            }
+        };
         key.update(f.display().to_string().as_bytes());
         key.update(h);
         out.push(InputFile {
             path: f.display().to_string(),
             sha256: hex(h),
-            bytes: bytes.len() as u64,
+            bytes: len,
         });
     }
     Ok((hex(key.finalize()), out))

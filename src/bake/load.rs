@@ -48,6 +48,10 @@ pub(super) struct Loaded {
     pub height: f32,
     /// The keys of its `[[characters]]` entry that have no effect on it, as warnings.
     pub unused_keys: Vec<String>,
+    /// The index in the recipe of the first character loaded from the same source (the same
+    /// character file or model, see [`load_all`]): characters with the same index pose alike
+    /// before their scale, so the baker evaluates their poses once.
+    pub poses: usize,
 }
 
 /// The height of skinning matrices `rest` over `boxes`: their y extent, unless the character
@@ -65,14 +69,51 @@ fn measure_height(boxes: &JointBoxes, rest: &[Mat4]) -> f32 {
     }
 }
 
-/// Loads the character `spec` names; a bare model's URIs may name the files `external`
-/// allows.
+/// Loads every character of `specs`, each source once: characters made from the same file
+/// (variants in size and tint) are given copies of one loaded model and character file, and
+/// the same [`Loaded::poses`]. A bare model's URIs may name the files `external` allows.
+/// `loaded_one` is called as each character is ready.
 ///
 /// # Errors
-/// [`BakeError::CharacterFile`] or [`BakeError::Model`] when its file does not load.
-pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Loaded, BakeError> {
-    let name = spec.name.clone();
-    let (character, mut model) = match &spec.source {
+/// [`BakeError::CharacterFile`] or [`BakeError::Model`] when a file does not load (said of the
+/// first character that names it), or [`load`]'s for a character that cannot be sized.
+pub(super) fn load_all(
+    specs: &[CharacterSpec],
+    external: ExternalFiles,
+    mut loaded_one: impl FnMut(),
+) -> Result<Vec<Loaded>, BakeError> {
+    let firsts: Vec<usize> = (0..specs.len())
+        .map(|i| {
+            specs[..i]
+                .iter()
+                .position(|s| s.source == specs[i].source)
+                .unwrap_or(i)
+        })
+        .collect();
+    // What was read of a source that later characters still need, untinted.
+    let mut kept: Vec<Option<(Option<Character>, Model)>> = specs.iter().map(|_| None).collect();
+    let mut out = Vec::with_capacity(specs.len());
+    for (i, (spec, &first)) in specs.iter().zip(&firsts).enumerate() {
+        let source = match kept[first].take() {
+            Some(source) => source,
+            None => read(spec, external)?,
+        };
+        if firsts[i + 1..].contains(&first) {
+            kept[first] = Some(source.clone());
+        }
+        out.push(load(spec, source, first)?);
+        loaded_one();
+    }
+    Ok(out)
+}
+
+/// The character file (if any) and model `spec` names, as read.
+fn read(
+    spec: &CharacterSpec,
+    external: ExternalFiles,
+) -> Result<(Option<Character>, Model), BakeError> {
+    let name = &spec.name;
+    Ok(match &spec.source {
         Source::Character(path) => {
             let c = Character::load(path).map_err(|e| BakeError::CharacterFile {
                 at: spec.lines.at("character"),
@@ -98,7 +139,20 @@ pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Load
             })?;
             (None, m)
         }
-    };
+    })
+}
+
+/// The character `spec` names, from what was read of its source (`source`), tinted and sized
+/// as `spec` says; `poses` is its [`Loaded::poses`].
+///
+/// # Errors
+/// [`BakeError::Recipe`] (at its `height` or `scale` key) when no scale can size it.
+fn load(
+    spec: &CharacterSpec,
+    (character, mut model): (Option<Character>, Model),
+    poses: usize,
+) -> Result<Loaded, BakeError> {
+    let name = spec.name.clone();
     for m in &mut model.materials {
         m.base_color_factor *= spec.tint;
     }
@@ -135,6 +189,7 @@ pub(super) fn load(spec: &CharacterSpec, external: ExternalFiles) -> Result<Load
         rule,
         height,
         unused_keys,
+        poses,
     })
 }
 

@@ -98,6 +98,17 @@ impl JointBoxes {
     /// per joint): at least the largest distance a vertex moves. Infinite when `b` holds
     /// values that are not finite.
     pub fn error(&self, a: &[Mat4], b: &[Mat4]) -> f32 {
+        self.error_above(a, b, 0.0)
+    }
+
+    /// The larger of `floor` (a distance, ≥ 0) and [`JointBoxes::error`] of `a` and `b`, to the
+    /// bit. Faster when `floor` is close to the answer (a neighbouring frame's error, when the
+    /// largest over many frames is wanted): a joint whose box provably moves less than `floor`
+    /// is not measured corner by corner.
+    pub fn error_above(&self, a: &[Mat4], b: &[Mat4], floor: f32) -> f32 {
+        // A joint is passed over when even the bound below, with a margin far above its
+        // rounding (a few ulps), is under floor²: its own corners then move less than floor.
+        let skip_below = floor * floor * (1.0 - 1e-4);
         let mut worst = 0.0f32;
         for (j, c, e) in &self.boxes {
             let (Some(ma), Some(mb)) = (a.get(*j), b.get(*j)) else {
@@ -109,8 +120,14 @@ impl JointBoxes {
             // are affine, so every w below is 0 and 4-lane lengths are 3D lengths.
             let u = d * *c;
             let (x, y, z) = (d.x_axis * e.x, d.y_axis * e.y, d.z_axis * e.z);
-            if !(u.abs() + x.abs() + y.abs() + z.abs()).is_finite() {
+            let reach = u.abs() + x.abs() + y.abs() + z.abs();
+            if !reach.is_finite() {
                 return f32::INFINITY;
+            }
+            // Every corner's coordinates are within `reach`'s, so its squared length is at
+            // most `reach`'s.
+            if reach.length_squared() < skip_below {
+                continue;
             }
             let mut m = 0.0f32;
             for p in [u + x, u - x] {
@@ -122,14 +139,14 @@ impl JointBoxes {
             }
             worst = worst.max(m);
         }
-        worst.sqrt()
+        floor.max(worst.sqrt())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::{Quat, Vec2};
+    use glam::{Quat, Vec2, Vec4};
 
     fn two_joint_bar() -> SkinnedMesh {
         // A bar along x from 0 to 2, bound to joint 0 at x = 0 and blended to joint 1 at x = 2.
@@ -197,5 +214,113 @@ mod tests {
         assert_eq!(boxes.error(&[Mat4::IDENTITY; 2], &[Mat4::IDENTITY; 2]), 0.0);
         let nan = [Mat4::IDENTITY, Mat4::from_cols_array(&[f32::NAN; 16])];
         assert!(boxes.error(&[Mat4::IDENTITY; 2], &nan).is_infinite());
+    }
+
+    /// [`JointBoxes::error`] as it was before [`JointBoxes::error_above`] passed joints over:
+    /// every joint measured corner by corner, the reference the pruned measure must match.
+    fn every_corner(boxes: &JointBoxes, a: &[Mat4], b: &[Mat4]) -> f32 {
+        let mut worst = 0.0f32;
+        for (j, c, e) in &boxes.boxes {
+            let d = a[*j] - b[*j];
+            let u = d * *c;
+            let (x, y, z) = (d.x_axis * e.x, d.y_axis * e.y, d.z_axis * e.z);
+            if !(u.abs() + x.abs() + y.abs() + z.abs()).is_finite() {
+                return f32::INFINITY;
+            }
+            for p in [u + x, u - x] {
+                for q in [p + y, p - y] {
+                    worst = worst
+                        .max((q + z).length_squared())
+                        .max((q - z).length_squared());
+                }
+            }
+        }
+        worst.sqrt()
+    }
+
+    /// The larger of the floor and the error, to the bit, for floors at the error itself, a
+    /// few ulps either side, far below and far above, and as a running maximum over a
+    /// sequence of frames (how the baker calls it); with joints that do not move at all, ones
+    /// whose error only just beats the others', and a skin that is not finite.
+    #[test]
+    fn error_above_is_the_larger_of_the_floor_and_the_error_to_the_bit() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut f = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        };
+        let n = 24;
+        let boxes = JointBoxes {
+            boxes: (0..n)
+                .map(|j| {
+                    let c = Vec3::new(f(), f(), f()) * 0.5;
+                    let e = Vec3::new(f().abs(), f().abs(), f().abs()) * 0.2;
+                    (j, c.extend(1.0), e)
+                })
+                .collect(),
+        };
+        let mut running = 0.0f32;
+        for round in 0..400 {
+            let a: Vec<Mat4> = (0..n)
+                .map(|_| {
+                    let q = Quat::from_xyzw(f(), f(), f(), f()).normalize();
+                    Mat4::from_scale_rotation_translation(
+                        Vec3::splat(0.5 + f().abs()),
+                        q,
+                        Vec3::new(f(), f(), f()),
+                    )
+                })
+                .collect();
+            // Joints move by small amounts of different sizes; some not at all; in some
+            // rounds two joints move by almost the same amount.
+            let b: Vec<Mat4> = a
+                .iter()
+                .enumerate()
+                .map(|(j, m)| {
+                    if (j + round) % 5 == 0 {
+                        return *m;
+                    }
+                    let size = if round % 3 == 0 && j < 2 {
+                        1e-3
+                    } else {
+                        1e-3 * f().abs()
+                    };
+                    let mut m = *m;
+                    m.w_axis += Vec4::new(f(), f(), f(), 0.0) * size;
+                    m.x_axis += Vec4::new(f(), f(), f(), 0.0) * size;
+                    m
+                })
+                .collect();
+            let exact = every_corner(&boxes, &a, &b);
+            let up = f32::from_bits(exact.to_bits() + 1);
+            let down = f32::from_bits(exact.to_bits().saturating_sub(1));
+            for floor in [
+                0.0,
+                exact,
+                up,
+                down,
+                exact * (1.0 + 1e-5),
+                exact * (1.0 - 1e-5),
+                exact * 0.5,
+                exact * 2.0,
+                running,
+            ] {
+                assert_eq!(
+                    boxes.error_above(&a, &b, floor).to_bits(),
+                    floor.max(exact).to_bits(),
+                    "round {round}: floor {floor}, error {exact}"
+                );
+            }
+            running = boxes.error_above(&a, &b, running);
+        }
+        let mut nan = vec![Mat4::IDENTITY; n];
+        nan[7] = Mat4::from_cols_array(&[f32::NAN; 16]);
+        assert!(
+            boxes
+                .error_above(&nan, &[Mat4::IDENTITY; 24], 1.0)
+                .is_infinite()
+        );
     }
 }

@@ -1,10 +1,22 @@
-//! Sampling one animation: its poses at the frames of its [`FrameSchedule`] through [`Poser`]
-//! (the evaluation `throng pose` uses), scaled as the recipe says, packed into texels
-//! ([`super::texels`]), with each frame's bounds and f16 error and the interpolation error at
-//! the mid-frames ([`super::measure`]). For `fps = "auto"`, the lowest rate within the
-//! interpolation budget. Parallel over frames (rayon). A clip's root drift, when the plan
-//! removes it, is taken out of every pose here, so texels, bounds and errors all see the
-//! seamless loop; so are a cycle's foot locks (`lock`), in its second sampling.
+//! Sampling one animation, in two steps:
+//!
+//! - [`pose`]: the poses at the frames and mid-frames of a [`FrameSchedule`] through [`Poser`]
+//!   (the evaluation `throng pose` uses), as the character's file gives them: before the
+//!   recipe's scale. Parallel over frames (rayon). Every character of a recipe made from one
+//!   source file (variants in size and tint, [`Loaded::poses`]) poses alike, so a
+//!   [`PoseCache`] evaluates each of its animations once for all of them, and a cycle's
+//!   second sampling with its feet locked reads its first sampling's poses again;
+//! - [`finish`]: those poses scaled as the recipe says, with a clip's root drift taken out when
+//!   the plan removes it (so texels, bounds and errors all see the seamless loop) and a cycle's
+//!   foot locks (`lock`, in its second sampling), packed into texels ([`super::texels`]), with
+//!   each frame's bounds and f16 error and the interpolation error at the mid-frames
+//!   ([`super::measure`]).
+//!
+//! For `fps = "auto"`, the lowest rate within the interpolation budget. The two steps do what
+//! one evaluation per frame did, in the same order, so a bake's bytes do not depend on what
+//! was shared.
+
+use std::sync::Arc;
 
 use glam::Mat4;
 use rayon::prelude::*;
@@ -35,41 +47,157 @@ pub(super) struct Sampled {
     pub f16_error: f32,
     /// Largest mid-frame interpolation error, model units.
     pub interpolation_error: f32,
+    /// The poses it was made from, kept while the baker may sample it again (its feet locked);
+    /// `None` once it will not.
+    pub poses: Option<Arc<Poses>>,
 }
 
-/// Samples `job` of `l` again at the frames of `schedule` (those of its first sampling), as
-/// the recipe's precision asks: for a job whose poses changed since (its feet locked).
-pub(super) fn resample(l: &Loaded, job: &Job, schedule: FrameSchedule, recipe: &Recipe) -> Sampled {
-    sample(l, job, schedule, recipe.precision != PrecisionChoice::F32)
+/// The skinning matrices of one animation source at the frames and mid-frames of a schedule,
+/// as [`Poser`] gives them: model space, before the recipe's scale, a clip's drift removal and
+/// a cycle's foot locks.
+pub(super) struct Poses {
+    schedule: FrameSchedule,
+    /// Joints per pose.
+    joints: usize,
+    /// One pose per frame, frame-major.
+    frames: Vec<Mat4>,
+    /// One pose per interval, at its middle ([`mid_time`]); empty when the schedule has no
+    /// interval to measure.
+    mids: Vec<Mat4>,
 }
 
-/// Samples `job` of `l` at the rate it asks for; the f16 error is measured unless the recipe
-/// asks for f32 (then it decides nothing).
+/// The poses a group of jobs that pose alike (the same source, see [`Loaded::poses`], and the
+/// same clip or state) have needed so far, by schedule: each evaluated once for the group.
+#[derive(Default)]
+pub(super) struct PoseCache(Vec<Arc<Poses>>);
+
+impl PoseCache {
+    /// The poses of `job` of `l` at `schedule`: evaluated now unless the group has them.
+    fn get(&mut self, l: &Loaded, job: &Job, schedule: FrameSchedule) -> Arc<Poses> {
+        if let Some(p) = self.0.iter().find(|p| p.schedule == schedule) {
+            return Arc::clone(p);
+        }
+        let p = Arc::new(pose(l, job, schedule));
+        self.0.push(Arc::clone(&p));
+        p
+    }
+}
+
+/// Whether jobs `a` of `la` and `b` of `lb` pose alike: made from one source, baking the same
+/// clip, or the same state at the same parameter values (compared to the bit).
+pub(super) fn pose_alike(la: &Loaded, a: &Job, lb: &Loaded, b: &Job) -> bool {
+    la.poses == lb.poses
+        && match (&a.source, &b.source) {
+            (JobSource::Clip(x), JobSource::Clip(y)) => x == y,
+            (
+                JobSource::State {
+                    state: x,
+                    params: px,
+                },
+                JobSource::State {
+                    state: y,
+                    params: py,
+                },
+            ) => {
+                x == y
+                    && px.len() == py.len()
+                    && px.iter().zip(py).all(|(p, q)| p.to_bits() == q.to_bits())
+            }
+            _ => false,
+        }
+}
+
+/// Samples `job` of `l` again at the frames of `schedule` (those of its first sampling), as the
+/// recipe's precision asks: for a job whose corrections changed since (its feet locked). It
+/// reads the first sampling's `poses` when they were kept, else evaluates them again.
+pub(super) fn resample(
+    l: &Loaded,
+    job: &Job,
+    schedule: FrameSchedule,
+    poses: Option<&Poses>,
+    recipe: &Recipe,
+) -> Sampled {
+    let f16 = recipe.precision != PrecisionChoice::F32;
+    match poses {
+        Some(p) if p.schedule == schedule => finish(l, job, p, f16),
+        _ => finish(l, job, &pose(l, job, schedule), f16),
+    }
+}
+
+/// Samples `job` of `l` at the rate it asks for, with the poses of `cache` (which belongs to
+/// the group of jobs that pose as it does); the f16 error is measured unless the recipe asks
+/// for f32 (then it decides nothing). The result keeps its poses.
 ///
 /// # Errors
 /// [`BakeError::BadSchedule`] for a rate or duration that cannot be baked.
-pub(super) fn sample_job(l: &Loaded, job: &Job, recipe: &Recipe) -> Result<Sampled, BakeError> {
+pub(super) fn sample_job(
+    l: &Loaded,
+    job: &Job,
+    recipe: &Recipe,
+    cache: &mut PoseCache,
+) -> Result<Sampled, BakeError> {
     let f16 = recipe.precision != PrecisionChoice::F32;
+    let mut sample = |schedule| {
+        let poses = cache.get(l, job, schedule);
+        let mut s = finish(l, job, &poses, f16);
+        s.poses = Some(poses);
+        s
+    };
     Ok(match job.rate {
-        Rate::Fixed(fps) => sample(
-            l,
-            job,
-            FrameSchedule::new(&job.name, job.duration, fps, job.looping)?,
-            f16,
-        ),
-        Rate::Auto => sample_auto(l, job, recipe.interpolation_budget, f16)?,
+        Rate::Fixed(fps) => sample(FrameSchedule::new(
+            &job.name,
+            job.duration,
+            fps,
+            job.looping,
+        )?),
+        Rate::Auto => {
+            let budget = recipe.interpolation_budget * l.height;
+            let mut last: Option<Sampled> = None;
+            for fps in AUTO_RATES {
+                let s = FrameSchedule::new(&job.name, job.duration, fps, job.looping)?;
+                if last.as_ref().is_some_and(|t| t.schedule.count == s.count) {
+                    continue;
+                }
+                let sampled = sample(s);
+                let fits = sampled.interpolation_error <= budget;
+                last = Some(sampled);
+                if fits {
+                    break;
+                }
+            }
+            match last {
+                Some(s) => s,
+                None => sample(FrameSchedule::new(
+                    &job.name,
+                    job.duration,
+                    1.0,
+                    job.looping,
+                )?),
+            }
+        }
     })
 }
 
 /// The skinning matrices of `job` at `t`, with the recipe's scale applied and the clip's root
 /// drift removed (see [`super::plan::Drift`]), into `out`.
 pub(super) fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4]) {
-    let skin = match (&job.source, &l.character) {
+    let skin = posed(l, job, poser, t);
+    finish_pose(l, job, skin, t, out);
+}
+
+/// The skinning matrices of `job` at `t` as the poser gives them (see [`Poses`]).
+fn posed<'p>(l: &Loaded, job: &Job, poser: &'p mut Poser, t: f32) -> &'p [Mat4] {
+    match (&job.source, &l.character) {
         (JobSource::State { state, params }, Some(c)) => poser.state(c, *state, params, t),
         (JobSource::Clip(clip), _) => poser.clip(&l.model, Some(*clip), t, Playback::Clamp),
         // States exist only for characters.
         (JobSource::State { .. }, None) => poser.clip(&l.model, None, t, Playback::Clamp),
-    };
+    }
+}
+
+/// `skin`, the poser's matrices of `job` at `t`, with the recipe's scale, the clip's drift
+/// removal and the cycle's foot locks, into `out`.
+fn finish_pose(l: &Loaded, job: &Job, skin: &[Mat4], t: f32, out: &mut [Mat4]) {
     if l.scale == Mat4::IDENTITY {
         out.copy_from_slice(skin);
     } else {
@@ -92,26 +220,58 @@ fn matrix_at(texels: &[[f32; 4]], n: usize, f: usize, j: usize) -> Mat4 {
     from_rows(&[texels[k], texels[k + 1], texels[k + 2]])
 }
 
-/// Samples `job` at `schedule`'s frames into texels, with each frame's bounds and f16 error,
-/// then measures the interpolation error at the mid-frames. Parallel over frames.
-fn sample(l: &Loaded, job: &Job, schedule: FrameSchedule, f16: bool) -> Sampled {
+/// The intervals of `schedule` whose middles the interpolation error is measured at: one per
+/// frame for a loop (the last wraps to frame 0), one fewer otherwise; none for a schedule
+/// without time between frames.
+fn intervals(schedule: &FrameSchedule) -> usize {
+    let count = schedule.count as usize;
+    let n = if schedule.looping { count } else { count - 1 };
+    if schedule.step() <= 0.0 { 0 } else { n }
+}
+
+/// Clip time of the middle of interval `i` of `schedule`, seconds.
+fn mid_time(schedule: &FrameSchedule, i: usize) -> f32 {
+    schedule.time(i as u32) + schedule.step() * 0.5
+}
+
+/// The poses of `job` of `l` at `schedule`'s frames and mid-frames. Parallel over them.
+fn pose(l: &Loaded, job: &Job, schedule: FrameSchedule) -> Poses {
     let n = l.model.skeleton.len();
+    let at = |times: &(dyn Fn(usize) -> f32 + Sync), count: usize| {
+        let mut out = vec![Mat4::IDENTITY; n * count];
+        out.par_chunks_mut(n.max(1)).enumerate().for_each_init(
+            || Poser::new(&l.model),
+            |poser, (i, o)| o.copy_from_slice(posed(l, job, poser, times(i))),
+        );
+        out
+    };
+    Poses {
+        schedule,
+        joints: n,
+        frames: at(&|i| schedule.time(i as u32), schedule.count as usize),
+        mids: at(&|i| mid_time(&schedule, i), intervals(&schedule)),
+    }
+}
+
+/// `job` of `l` sampled from `poses`: texels, with each frame's bounds and f16 error, then the
+/// interpolation error at the mid-frames. Parallel over frames.
+fn finish(l: &Loaded, job: &Job, poses: &Poses, f16: bool) -> Sampled {
+    let (n, schedule) = (poses.joints, poses.schedule);
     let count = schedule.count as usize;
     let mut texels = vec![[0.0f32; 4]; n * ROWS * count];
     let mut bounds = vec![BoundsRecord::default(); count];
-    let scratch = || {
-        (
-            Poser::new(&l.model),
-            vec![Mat4::IDENTITY; n],
-            vec![Mat4::IDENTITY; n],
-        )
-    };
+    // Each job of the parallel loops keeps the largest error it has found so far: the next
+    // frame's measure need not look closely at a joint that cannot beat it
+    // ([`JointBoxes::error_above`](super::measure::JointBoxes::error_above)). The largest of
+    // all is the same whatever the order.
+    let scratch = || (vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n], 0.0f32);
     let f16_error = texels
-        .par_chunks_mut(n * ROWS)
+        .par_chunks_mut((n * ROWS).max(1))
         .zip(bounds.par_iter_mut())
+        .zip(poses.frames.par_chunks(n.max(1)))
         .enumerate()
-        .map_init(scratch, |(poser, frame, packed), (i, (out, b))| {
-            pose_into(l, job, poser, schedule.time(i as u32), frame);
+        .map_init(scratch, |(frame, packed, worst), (i, ((out, b), skin))| {
+            finish_pose(l, job, skin, schedule.time(i as u32), frame);
             for (o, m) in out.chunks_exact_mut(ROWS).zip(frame.iter()) {
                 o.copy_from_slice(&rows(m));
             }
@@ -126,61 +286,33 @@ fn sample(l: &Loaded, job: &Job, schedule: FrameSchedule, f16: bool) -> Sampled 
             for (p, m) in packed.iter_mut().zip(frame.iter()) {
                 *p = through_f16(m);
             }
-            l.boxes.error(frame, packed)
+            *worst = l.boxes.error_above(frame, packed, *worst);
+            *worst
         })
         .reduce(|| 0.0, f32::max);
-    let intervals = if schedule.looping { count } else { count - 1 };
-    let interpolation_error = if intervals == 0 || schedule.step() <= 0.0 {
-        0.0
-    } else {
-        (0..intervals)
-            .into_par_iter()
-            .map_init(scratch, |(poser, exact, mid), i| {
-                let t = schedule.time(i as u32) + schedule.step() * 0.5;
-                pose_into(l, job, poser, t, exact);
-                for (j, m) in mid.iter_mut().enumerate() {
-                    let (a, b) = (
-                        matrix_at(&texels, n, i, j),
-                        matrix_at(&texels, n, (i + 1) % count, j),
-                    );
-                    *m = lerp(&a, &b, 0.5);
-                }
-                l.boxes.error(exact, mid)
-            })
-            .reduce(|| 0.0, f32::max)
-    };
+    let interpolation_error = poses
+        .mids
+        .par_chunks(n.max(1))
+        .enumerate()
+        .map_init(scratch, |(exact, mid, worst), (i, skin)| {
+            finish_pose(l, job, skin, mid_time(&schedule, i), exact);
+            for (j, m) in mid.iter_mut().enumerate() {
+                let (a, b) = (
+                    matrix_at(&texels, n, i, j),
+                    matrix_at(&texels, n, (i + 1) % count, j),
+                );
+                *m = lerp(&a, &b, 0.5);
+            }
+            *worst = l.boxes.error_above(exact, mid, *worst);
+            *worst
+        })
+        .reduce(|| 0.0, f32::max);
     Sampled {
         schedule,
         texels,
         bounds,
         f16_error,
         interpolation_error,
-    }
-}
-
-/// Samples an `auto` job at the lowest of [`AUTO_RATES`] within the budget (the highest if
-/// none is).
-fn sample_auto(l: &Loaded, job: &Job, budget: f32, f16: bool) -> Result<Sampled, BakeError> {
-    let mut last: Option<Sampled> = None;
-    for fps in AUTO_RATES {
-        let s = FrameSchedule::new(&job.name, job.duration, fps, job.looping)?;
-        if last.as_ref().is_some_and(|l| l.schedule.count == s.count) {
-            continue;
-        }
-        let sampled = sample(l, job, s, f16);
-        let fits = sampled.interpolation_error <= budget * l.height;
-        last = Some(sampled);
-        if fits {
-            break;
-        }
-    }
-    match last {
-        Some(s) => Ok(s),
-        None => Ok(sample(
-            l,
-            job,
-            FrameSchedule::new(&job.name, job.duration, 1.0, job.looping)?,
-            f16,
-        )),
+        poses: None,
     }
 }
