@@ -343,9 +343,13 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
         }
     }
 
-    for (j, d) in jobs.iter().zip(&done) {
-        out_of_range(&recipe.characters[j.character], &loaded[j.character], j, d)?;
-    }
+    // In parallel (it reads every texel); the first job's error is said.
+    let checks: Vec<Result<(), BakeError>> = jobs
+        .par_iter()
+        .zip(&done)
+        .map(|(j, d)| out_of_range(&recipe.characters[j.character], &loaded[j.character], j, d))
+        .collect();
+    checks.into_iter().collect::<Result<(), _>>()?;
 
     Ok(Prepared {
         input_key,

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use glam::Mat4;
+use glam::{Mat4, Vec4};
 use rayon::prelude::*;
 
 use super::error::BakeError;
@@ -198,8 +198,14 @@ fn posed<'p>(l: &Loaded, job: &Job, poser: &'p mut Poser, t: f32) -> &'p [Mat4] 
 /// `skin`, the poser's matrices of `job` at `t`, with the recipe's scale, the clip's drift
 /// removal and the cycle's foot locks, into `out`.
 fn finish_pose(l: &Loaded, job: &Job, skin: &[Mat4], t: f32, out: &mut [Mat4]) {
+    let s = l.factors;
     if l.scale == Mat4::IDENTITY {
         out.copy_from_slice(skin);
+    } else if s.is_finite() && s.min_element() > 0.0 && l.scale == Mat4::from_scale(s) {
+        // What loading makes: the product's bits, with a multiply per element.
+        for (o, m) in out.iter_mut().zip(skin) {
+            *o = scaled(&l.scale, s.extend(1.0), m);
+        }
     } else {
         for (o, m) in out.iter_mut().zip(skin) {
             *o = l.scale * *m;
@@ -211,6 +217,34 @@ fn finish_pose(l: &Loaded, job: &Job, skin: &[Mat4], t: f32, out: &mut [Mat4]) {
     if let Some(lock) = &job.lock {
         lock.apply(t, out);
     }
+}
+
+/// `scale * m`, to the bit, for `scale` = diag(`s`) with `s.w` = 1 and the other factors
+/// finite and > 0 (a recipe's scale), with one multiply per element instead of the product's
+/// four and three adds. Each element of glam's product (`Mat4::mul_vec4`, column by column)
+/// sums four terms, of which three are `0 · m_k`: exact zeros, which leave a nonzero sum
+/// `s_i · m_i` as it is and decide only the sign of a zero one (−0 only when every term is
+/// −0, that is when all four elements of the column have their sign bit set: `s_i` > 0).
+/// A column holding a number that is not finite takes the product (its zeros become NaN).
+#[inline]
+fn scaled(scale: &Mat4, s: Vec4, m: &Mat4) -> Mat4 {
+    let column = |c: Vec4| {
+        if !c.is_finite() {
+            return *scale * c;
+        }
+        let p = c * s;
+        if c.is_negative_bitmask() == 0b1111 {
+            p
+        } else {
+            Vec4::select(p.cmpeq(Vec4::ZERO), Vec4::ZERO, p)
+        }
+    };
+    Mat4::from_cols(
+        column(m.x_axis),
+        column(m.y_axis),
+        column(m.z_axis),
+        column(m.w_axis),
+    )
 }
 
 /// The matrix of joint `j` of frame `f` in `texels` with `n` joints per frame.
@@ -314,5 +348,91 @@ fn finish(l: &Loaded, job: &Job, poses: &Poses, f16: bool) -> Sampled {
         f16_error,
         interpolation_error,
         poses: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Mat4, Quat, Vec3};
+
+    use super::scaled;
+
+    /// The bits of glam's product for every recipe-like scale (uniform, per axis, tiny, huge)
+    /// and matrices whose elements are ±0 in every pattern (columns all −0, all sign bits
+    /// set, mixed), products that underflow to zero or overflow to infinity, and columns with
+    /// an infinity or a NaN.
+    #[test]
+    fn scaled_gives_the_products_bits() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut f = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let special = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1e-40,
+            -1e-40,
+            3e38,
+            -3e38,
+            f32::INFINITY,
+            f32::NAN,
+            0.25,
+            -7.5,
+        ];
+        let scales = [
+            Vec3::splat(0.01),
+            Vec3::new(0.95, 1.12, 0.95),
+            Vec3::splat(1e-30),
+            Vec3::splat(3e5),
+            Vec3::new(1.0, 2.0, 0.5),
+        ];
+        let mut checked = 0;
+        for s in scales {
+            let scale = Mat4::from_scale(s);
+            for round in 0..4000 {
+                let r = f();
+                let mut m = if round % 2 == 0 {
+                    let q = Quat::from_xyzw(1.0, (r % 7) as f32, 0.0, 0.0).normalize();
+                    Mat4::from_rotation_translation(q, Vec3::new(0.0, -((r % 3) as f32), 0.0))
+                } else {
+                    Mat4::from_cols_array(&std::array::from_fn(|_| {
+                        (f() >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+                    }))
+                };
+                // Each element replaced by a special value with probability 1/2, from a pool
+                // that leans to zeros of both signs; some columns all −0 or all negative.
+                let cols = m.as_mut();
+                for e in cols.iter_mut() {
+                    let k = f();
+                    if k % 2 == 0 {
+                        let pick = (k >> 8) as usize % (special.len() + 6);
+                        *e = special.get(pick).copied().unwrap_or(if pick % 2 == 0 {
+                            0.0
+                        } else {
+                            -0.0
+                        });
+                        if round % 5 == 0 && *e > 0.0 {
+                            *e = -*e;
+                        }
+                    }
+                }
+                if round % 7 == 0 {
+                    cols[(r % 4) as usize * 4..][..4].copy_from_slice(&[-0.0; 4]);
+                }
+                let (want, got) = (scale * m, scaled(&scale, s.extend(1.0), &m));
+                assert_eq!(
+                    want.to_cols_array().map(f32::to_bits),
+                    got.to_cols_array().map(f32::to_bits),
+                    "scale {s}, matrix {m}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 20_000);
     }
 }
