@@ -420,3 +420,32 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::all_finite;
+
+    /// Finite numbers pass at every magnitude; an infinity or a NaN anywhere fails.
+    #[test]
+    fn all_finite_finds_any_number_that_is_not() {
+        let ok = [
+            0.0,
+            -0.0,
+            1e-45,
+            -1e-40,
+            f32::MAX,
+            f32::MIN,
+            1.0,
+            f32::MIN_POSITIVE,
+        ];
+        assert!(all_finite(&ok));
+        assert!(all_finite(&[]));
+        for bad in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN] {
+            for at in 0..ok.len() {
+                let mut xs = ok;
+                xs[at] = bad;
+                assert!(!all_finite(&xs), "{bad} at {at}");
+            }
+        }
+    }
+}
