@@ -43,7 +43,15 @@ pub fn inputs(
 ) -> Result<(String, Vec<InputFile>), BakeError> {
     // Each file with where it was named, for a file that cannot be read.
     let mut files: Vec<(PathBuf, String)> = Vec::new();
+    // Where each source's files are in `files`: a source named again (characters made from
+    // one file) lists them again without parsing its files again.
+    let mut listed: Vec<(&Source, std::ops::Range<usize>)> = Vec::new();
     for c in &recipe.characters {
+        if let Some((_, at)) = listed.iter().find(|(s, _)| **s == c.source) {
+            files.extend_from_within(at.clone());
+            continue;
+        }
+        let start = files.len();
         let named = |key: &str| match c.lines.at(key) {
             Some(at) => format!("{at}: character '{}': ", c.name),
             None => String::new(),
@@ -83,6 +91,7 @@ pub fn inputs(
                 }
             }
         }
+        listed.push((&c.source, start..files.len()));
     }
     let mut key = Sha256::new();
     key.update(TOOL.as_bytes());
