@@ -3,7 +3,10 @@
 //! - `bake/large`: the whole baker (`throng::bake::bake`) on a recipe of 16 mannequin
 //!   characters (every clip and state, states at 3 speeds) at 120 frames per second, f32
 //!   texels, one LOD level: sampling through blend trees and IK, skinning matrices, texels,
-//!   mid-frame interpolation errors (a second evaluation per frame), f16 errors, bounds, events.
+//!   mid-frame interpolation errors (the mid-frames posed too), f16 errors, bounds, events. Its
+//!   characters are one character file at 16 scales, so each pose is evaluated once for all of
+//!   them (docs/BAKING.md, "Variants are posed once"); the scale, errors and bounds are per
+//!   character.
 //!   Throughput is in joint-frames (one skinning matrix of one frame).
 //! - `bake/large+lods`: the same with the default three LOD levels (meshoptimizer), to show
 //!   what mesh simplification adds.
