@@ -4,8 +4,9 @@
 //! in-place cycles from their feet (`gait`), choosing the texel precision
 //! (`precision`) and writing it all into a [`Builder`] (`assemble`) with the metadata.
 //!
-//! Work is parallel over animations and frames (rayon). Progress is reported through a
-//! callback so that the command line can draw a bar and tests stay quiet.
+//! Work is parallel over the groups of animations that pose alike and over frames (rayon).
+//! Progress is reported through a callback so that the command line can draw a bar and tests
+//! stay quiet.
 
 use rayon::prelude::*;
 
@@ -22,7 +23,7 @@ use super::recipe::{CharacterSpec, Recipe, Size};
 use super::report::BakeReport;
 use super::root_motion::declared_speed;
 use super::root_motion::root_motion;
-use super::sample::{PoseCache, pose_alike, resample, sample_job};
+use super::sample::{PoseCache, pose_key, resample, sample_job};
 use crate::format::Builder;
 use crate::import::ExternalFiles;
 use std::sync::Arc;
@@ -75,11 +76,15 @@ fn bake_job(
 ) -> Result<Done, BakeError> {
     let mut sampled = sample_job(l, job, recipe, cache)?;
     let motion = root_motion(l, job, &sampled.schedule);
-    if !may_lock(recipe, l, job, motion.is_some()) {
+    let measured = gait::measure(l, feet, &sampled, motion.is_some());
+    // Kept for a cycle that walks: one with a gait, or a travel that turning it to face +z
+    // may make one. Were one missed, `lock_feet` would pose it again.
+    let walks = measured.speed.is_some() || measured.travel.is_some();
+    if !(walks && may_lock(recipe, l, job, motion.is_some())) {
         sampled.poses = None;
     }
     Ok(Done {
-        measured: gait::measure(l, feet, &sampled, motion.is_some()),
+        measured,
         gltf_animations: match job.source {
             JobSource::Clip(c) => l
                 .model
@@ -94,19 +99,19 @@ fn bake_job(
     })
 }
 
-/// The indices of `jobs` (of the characters `loaded`) in groups that pose alike
-/// ([`pose_alike`]), each in job order, the groups in the order of their first job.
+/// The indices of `jobs` (of the characters `loaded`) in groups that pose alike (the same
+/// [`pose_key`]), each in job order, the groups in the order of their first job.
 fn pose_groups(loaded: &[Loaded], jobs: &[Job]) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_key = std::collections::HashMap::new();
     for (i, j) in jobs.iter().enumerate() {
-        let l = &loaded[j.character];
-        match groups.iter_mut().find(|g| {
-            let f = &jobs[g[0]];
-            pose_alike(&loaded[f.character], f, l, j)
-        }) {
-            Some(g) => g.push(i),
-            None => groups.push(vec![i]),
-        }
+        let g = *by_key
+            .entry(pose_key(&loaded[j.character], j))
+            .or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+        groups[g].push(i);
     }
     groups
 }
@@ -299,7 +304,7 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
     let mut sampled: Vec<(usize, Result<Done, BakeError>)> = pose_groups(&loaded, &jobs)
         .into_par_iter()
         .flat_map_iter(|group| {
-            let mut cache = PoseCache::default();
+            let mut cache = PoseCache::new(group.len());
             group
                 .into_iter()
                 .map(|i| {

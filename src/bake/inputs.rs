@@ -2,6 +2,7 @@
 //! tool version, `--force`, the recipe's text and those files. Equal keys mean an identical
 //! output, which is how `throng bake` knows a file is up to date without baking it.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -45,9 +46,9 @@ pub fn inputs(
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     // Where each source's files are in `files`: a source named again (characters made from
     // one file) lists them again without parsing its files again.
-    let mut listed: Vec<(&Source, std::ops::Range<usize>)> = Vec::new();
+    let mut listed: HashMap<&Source, std::ops::Range<usize>> = HashMap::new();
     for c in &recipe.characters {
-        if let Some((_, at)) = listed.iter().find(|(s, _)| **s == c.source) {
+        if let Some(at) = listed.get(&c.source) {
             files.extend_from_within(at.clone());
             continue;
         }
@@ -91,7 +92,7 @@ pub fn inputs(
                 }
             }
         }
-        listed.push((&c.source, start..files.len()));
+        listed.insert(&c.source, start..files.len());
     }
     let mut key = Sha256::new();
     key.update(TOOL.as_bytes());
@@ -100,10 +101,10 @@ pub fn inputs(
     let mut out = Vec::new();
     // A file named again (characters made from one file) is read and hashed once; it is
     // listed each time, as the key has always listed it.
-    let mut seen: Vec<(PathBuf, sha2::digest::Output<Sha256>, u64)> = Vec::new();
+    let mut seen: HashMap<PathBuf, (sha2::digest::Output<Sha256>, u64)> = HashMap::new();
     for (f, named) in files {
-        let (h, len) = match seen.iter().find(|(p, _, _)| *p == f) {
-            Some((_, h, len)) => (*h, *len),
+        let (h, len) = match seen.get(&f) {
+            Some(&(h, len)) => (h, len),
             None => {
                 let bytes = std::fs::read(&f).map_err(|error| BakeError::Input {
                     named,
@@ -111,7 +112,7 @@ pub fn inputs(
                     error,
                 })?;
                 let h = Sha256::digest(&bytes);
-                seen.push((f.clone(), h, bytes.len() as u64));
+                seen.insert(f.clone(), (h, bytes.len() as u64));
                 (h, bytes.len() as u64)
             }
         };

@@ -82,23 +82,27 @@ pub(super) fn load_all(
     external: ExternalFiles,
     mut loaded_one: impl FnMut(),
 ) -> Result<Vec<Loaded>, BakeError> {
-    let firsts: Vec<usize> = (0..specs.len())
-        .map(|i| {
-            specs[..i]
-                .iter()
-                .position(|s| s.source == specs[i].source)
-                .unwrap_or(i)
-        })
+    // Per character, the first that names its source; per source, how many still will.
+    let mut first_of = std::collections::HashMap::new();
+    let firsts: Vec<usize> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| *first_of.entry(&s.source).or_insert(i))
         .collect();
+    let mut users = vec![0usize; specs.len()];
+    for &f in &firsts {
+        users[f] += 1;
+    }
     // What was read of a source that later characters still need, untinted.
     let mut kept: Vec<Option<(Option<Character>, Model)>> = specs.iter().map(|_| None).collect();
     let mut out = Vec::with_capacity(specs.len());
-    for (i, (spec, &first)) in specs.iter().zip(&firsts).enumerate() {
+    for (spec, &first) in specs.iter().zip(&firsts) {
         let source = match kept[first].take() {
             Some(source) => source,
             None => read(spec, external)?,
         };
-        if firsts[i + 1..].contains(&first) {
+        users[first] -= 1;
+        if users[first] > 0 {
             kept[first] = Some(source.clone());
         }
         out.push(load(spec, source, first)?);

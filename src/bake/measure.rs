@@ -106,8 +106,10 @@ impl JointBoxes {
     /// largest over many frames is wanted): a joint whose box provably moves less than `floor`
     /// is not measured corner by corner.
     pub fn error_above(&self, a: &[Mat4], b: &[Mat4], floor: f32) -> f32 {
-        // A joint is passed over when even the bound below, with a margin far above its
-        // rounding (a few ulps), is under floor²: its own corners then move less than floor.
+        debug_assert!(floor >= 0.0, "a floor is a distance: {floor}");
+        // A joint is passed over when the bound below is under floor²: its own corners then
+        // move less than floor. Rounding is monotone, so each corner's computed squared length
+        // is at most the bound's; the margin keeps the decision clear of floor² rounded.
         let skip_below = floor * floor * (1.0 - 1e-4);
         let mut worst = 0.0f32;
         for (j, c, e) in &self.boxes {

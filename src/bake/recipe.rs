@@ -65,7 +65,7 @@ pub enum PrecisionChoice {
 }
 
 /// Where a character comes from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
     /// A character file (docs/CHARACTER.md): clips, states, IK, root motion, events.
     Character(PathBuf),

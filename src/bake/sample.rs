@@ -66,45 +66,60 @@ pub(super) struct Poses {
     mids: Vec<Mat4>,
 }
 
-/// The poses a group of jobs that pose alike (the same source, see [`Loaded::poses`], and the
-/// same clip or state) have needed so far, by schedule: each evaluated once for the group.
-#[derive(Default)]
-pub(super) struct PoseCache(Vec<Arc<Poses>>);
+/// The poses a group of jobs that pose alike (the same [`PoseKey`]) have needed so far, by
+/// schedule: each evaluated once for the group.
+pub(super) struct PoseCache {
+    kept: Vec<Arc<Poses>>,
+    /// Whether other jobs will ask (a group of one keeps nothing: an `auto` rate's tries
+    /// would only hold memory).
+    keep: bool,
+}
 
 impl PoseCache {
+    /// An empty cache for a group of `jobs` jobs.
+    pub fn new(jobs: usize) -> Self {
+        Self {
+            kept: Vec::new(),
+            keep: jobs > 1,
+        }
+    }
+
     /// The poses of `job` of `l` at `schedule`: evaluated now unless the group has them.
     fn get(&mut self, l: &Loaded, job: &Job, schedule: FrameSchedule) -> Arc<Poses> {
-        if let Some(p) = self.0.iter().find(|p| p.schedule == schedule) {
+        if let Some(p) = self.kept.iter().find(|p| p.schedule == schedule) {
             return Arc::clone(p);
         }
         let p = Arc::new(pose(l, job, schedule));
-        self.0.push(Arc::clone(&p));
+        if self.keep {
+            self.kept.push(Arc::clone(&p));
+        }
         p
     }
 }
 
-/// Whether jobs `a` of `la` and `b` of `lb` pose alike: made from one source, baking the same
-/// clip, or the same state at the same parameter values (compared to the bit).
-pub(super) fn pose_alike(la: &Loaded, a: &Job, lb: &Loaded, b: &Job) -> bool {
-    la.poses == lb.poses
-        && match (&a.source, &b.source) {
-            (JobSource::Clip(x), JobSource::Clip(y)) => x == y,
-            (
-                JobSource::State {
-                    state: x,
-                    params: px,
-                },
-                JobSource::State {
-                    state: y,
-                    params: py,
-                },
-            ) => {
-                x == y
-                    && px.len() == py.len()
-                    && px.iter().zip(py).all(|(p, q)| p.to_bits() == q.to_bits())
-            }
-            _ => false,
-        }
+/// What makes jobs pose alike: their source ([`Loaded::poses`]) and their clip, or their state
+/// and its parameter values, to the bit.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) struct PoseKey {
+    poses: usize,
+    clip: Option<usize>,
+    state: Option<(usize, Vec<u32>)>,
+}
+
+/// The [`PoseKey`] of `job` of `l`.
+pub(super) fn pose_key(l: &Loaded, job: &Job) -> PoseKey {
+    let (clip, state) = match &job.source {
+        JobSource::Clip(c) => (Some(*c), None),
+        JobSource::State { state, params } => (
+            None,
+            Some((*state, params.iter().map(|p| p.to_bits()).collect())),
+        ),
+    };
+    PoseKey {
+        poses: l.poses,
+        clip,
+        state,
+    }
 }
 
 /// Samples `job` of `l` again at the frames of `schedule` (those of its first sampling), as the
@@ -178,8 +193,8 @@ pub(super) fn sample_job(
     })
 }
 
-/// The skinning matrices of `job` at `t`, with the recipe's scale applied and the clip's root
-/// drift removed (see [`super::plan::Drift`]), into `out`.
+/// The skinning matrices of `job` at `t`, with the recipe's scale applied, the clip's root
+/// drift removed (see [`super::plan::Drift`]) and the cycle's foot locks, into `out`.
 pub(super) fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4]) {
     let skin = posed(l, job, poser, t);
     finish_pose(l, job, skin, t, out);
@@ -394,9 +409,9 @@ mod tests {
         let mut checked = 0;
         for s in scales {
             let scale = Mat4::from_scale(s);
-            for round in 0..4000 {
+            for round in 0..4000u32 {
                 let r = f();
-                let mut m = if round % 2 == 0 {
+                let mut m = if round.is_multiple_of(2) {
                     let q = Quat::from_xyzw(1.0, (r % 7) as f32, 0.0, 0.0).normalize();
                     Mat4::from_rotation_translation(q, Vec3::new(0.0, -((r % 3) as f32), 0.0))
                 } else {
@@ -409,19 +424,18 @@ mod tests {
                 let cols = m.as_mut();
                 for e in cols.iter_mut() {
                     let k = f();
-                    if k % 2 == 0 {
+                    if k.is_multiple_of(2) {
                         let pick = (k >> 8) as usize % (special.len() + 6);
-                        *e = special.get(pick).copied().unwrap_or(if pick % 2 == 0 {
-                            0.0
-                        } else {
-                            -0.0
-                        });
-                        if round % 5 == 0 && *e > 0.0 {
+                        *e = special
+                            .get(pick)
+                            .copied()
+                            .unwrap_or(if pick.is_multiple_of(2) { 0.0 } else { -0.0 });
+                        if round.is_multiple_of(5) && *e > 0.0 {
                             *e = -*e;
                         }
                     }
                 }
-                if round % 7 == 0 {
+                if round.is_multiple_of(7) {
                     cols[(r % 4) as usize * 4..][..4].copy_from_slice(&[-0.0; 4]);
                 }
                 let (want, got) = (scale * m, scaled(&scale, s.extend(1.0), &m));
