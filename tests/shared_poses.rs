@@ -1,6 +1,11 @@
 //! Characters made from one source file (variants in size, tint and rate) are posed once for
-//! all of them (`bake::sample`'s pose cache): each character of such a recipe bakes exactly
-//! what it bakes alone, to the bit — texels, bounds, errors, ground speeds and foot locks.
+//! all of them (`bake::sample`'s pose cache, and `bake::events::GroupEvents` for their event
+//! markers): each character of such a recipe bakes exactly what it bakes alone, to the bit —
+//! texels, bounds, errors, ground speeds, foot locks and events.
+//!
+//! A cycle the baker may lock is first sampled for its feet alone (`bake::sample::sample_feet`),
+//! and made whole only when it is not locked after all: such a cycle bakes exactly what it
+//! bakes with foot locking off, where it is sampled whole at once.
 
 mod common;
 
@@ -52,6 +57,15 @@ fn baked(dir: &Path, name: &str, entries: &[String]) -> (ThrongFile, throng::bak
     let out = dir.join(format!("{name}.throng"));
     b.builder.write(&out).unwrap();
     (ThrongFile::open(&out).unwrap(), b.report)
+}
+
+/// The events of animation `a` of `f`, as (name, time bits).
+fn events(f: &ThrongFile, a: usize) -> Vec<(String, u32)> {
+    let r = &f.anims()[a];
+    let e = &f.events()[r.first_event as usize..][..r.event_count as usize];
+    e.iter()
+        .map(|e| (f.str(e.name).to_string(), e.time.to_bits()))
+        .collect()
 }
 
 /// Every texel of animation `a` of `f` (frames × joints × rows), as bits.
@@ -123,6 +137,7 @@ fn characters_of_one_source_bake_as_they_bake_alone() {
             assert_eq!(together.feet_locked(a), alone.feet_locked(k), "{what}");
             assert!(texels(&together, a) == texels(&alone, k), "{what}: texels");
             assert!(bounds(&together, a) == bounds(&alone, k), "{what}: bounds");
+            assert_eq!(events(&together, a), events(&alone, k), "{what}: events");
             let (p, q) = (
                 &report.characters[c].anims[k],
                 &alone_report.characters[0].anims[k],
@@ -139,5 +154,80 @@ fn characters_of_one_source_bake_as_they_bake_alone() {
     // variants do not bake, and an auto rate.
     let locked = (0..together.anims().len()).filter(|&a| together.feet_locked(a));
     assert!(locked.count() >= 2, "no feet were locked");
+    // Events of states (found by playing them) shared by variants of one source.
+    let with_events = (0..together.anims().len())
+        .filter(|&a| together.anims()[a].event_count > 0)
+        .count();
+    assert!(
+        with_events >= 4,
+        "only {with_events} animations have events"
+    );
     assert!(report.characters[5].anims.iter().all(|a| a.auto_rate));
+}
+
+/// The mannequin's character file, its bare model and the shared models (those present; one
+/// is turned to walk along +z) baked with foot locking on and off: every animation that the
+/// first does not lock went through a sampling of its feet alone (it loops, has no root motion
+/// and declares no speed), and is the same to the bit in both.
+#[test]
+fn cycles_sampled_first_for_their_feet_and_not_locked_bake_as_without_foot_locks() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = common::temp_dir("feet-first");
+    let mut sources = vec![
+        format!(
+            "character = {:?}\n[characters.params]\nspeed = [0.0, 1.2]\n",
+            root.join("assets/mannequin.toml").display().to_string()
+        ),
+        format!(
+            "model = {:?}\n",
+            root.join("assets/mannequin.glb").display().to_string()
+        ),
+    ];
+    for name in ["RobotExpressive.glb", "CesiumMan.glb", "Fox.glb"] {
+        if let Some(p) = common::shared_asset(name) {
+            sources.push(format!("model = {:?}\n", p.display().to_string()));
+        }
+    }
+    let bits = |x: Option<f32>| x.map(f32::to_bits);
+    let mut compared = 0;
+    for (i, source) in sources.iter().enumerate() {
+        // The foot-lock key goes before the table of parameters.
+        let entry = |lock: bool| {
+            let (top, params) = source.split_at(source.find('[').unwrap_or(source.len()));
+            vec![format!(
+                "[[characters]]\nname = \"c\"\n{top}foot_lock = {lock}\n{params}"
+            )]
+        };
+        let (on, on_report) = baked(&dir, &format!("on-{i}.toml"), &entry(true));
+        let (off, off_report) = baked(&dir, &format!("off-{i}.toml"), &entry(false));
+        assert_eq!(on.anims().len(), off.anims().len(), "{source}");
+        for a in 0..on.anims().len() {
+            let (x, p) = (&on.anims()[a], &on_report.characters[0].anims[a]);
+            let may_lock = p.looping && !p.root_motion && p.declared_speed.is_none();
+            if on.feet_locked(a) || !may_lock {
+                continue;
+            }
+            let what = format!("{source}: {}", on.str(x.name));
+            let q = &off_report.characters[0].anims[a];
+            assert!(texels(&on, a) == texels(&off, a), "{what}: texels");
+            assert!(bounds(&on, a) == bounds(&off, a), "{what}: bounds");
+            assert_eq!(
+                (p.interpolation_error.to_bits(), bits(p.f16_error)),
+                (q.interpolation_error.to_bits(), bits(q.f16_error)),
+                "{what}: interpolation and f16 errors"
+            );
+            assert_eq!(
+                (bits(on.ground_speed(a)), bits(on.foot_slide(a))),
+                (bits(off.ground_speed(a)), bits(off.foot_slide(a))),
+                "{what}: ground speed, foot slide"
+            );
+            compared += 1;
+        }
+        assert_eq!(
+            on_report.characters[0].quarter_turns, off_report.characters[0].quarter_turns,
+            "{source}: turns"
+        );
+    }
+    // The mannequin's idle and wave loop without being locked (and its states at speed 0).
+    assert!(compared >= 3, "only {compared} unlocked cycles compared");
 }

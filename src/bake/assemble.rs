@@ -61,6 +61,47 @@ impl<'a> Assembly<'a> {
         }
     }
 
+    /// Makes the LOD levels of every character of `loaded` (once per source; `made_one` is
+    /// called after each character), then reserves the builder's tables for everything
+    /// [`Assembly::character`] will write of them and of `done`, so that each table is
+    /// allocated once at its size: a file of many characters holds megabytes of bounds and
+    /// vertices, and growing a table by doubling touches fresh memory again and again.
+    ///
+    /// # Errors
+    /// [`BakeError::Lod`] when a mesh part cannot be simplified (the first character's).
+    pub fn prepare(
+        &mut self,
+        loaded: &[Loaded],
+        done: &[Done],
+        mut made_one: impl FnMut(),
+    ) -> Result<(), BakeError> {
+        let (mut vertices, mut indices, mut meshes) = (0, 0, 0);
+        for (ci, l) in loaded.iter().enumerate() {
+            let at = self.lod_levels(ci, l)?;
+            for level in self.lod_cache[at].1.iter().flatten() {
+                vertices += level.mesh.vertex_count();
+                indices += level.mesh.indices.len();
+                meshes += 1;
+            }
+            made_one();
+        }
+        let b = &mut self.builder;
+        b.vertices.reserve_exact(vertices);
+        b.indices.reserve_exact(indices);
+        b.meshes.reserve_exact(meshes);
+        b.anims.reserve_exact(done.len());
+        b.bounds
+            .reserve_exact(done.iter().map(|d| d.sampled.bounds.len()).sum());
+        b.events
+            .reserve_exact(done.iter().map(|d| d.events.len()).sum());
+        b.motion.reserve_exact(
+            done.iter()
+                .map(|d| d.motion.as_ref().map_or(0, |(m, _)| m.len()))
+                .sum(),
+        );
+        Ok(())
+    }
+
     /// Writes character `ci` (loaded as `l`): its joints, its animations (those of `jobs`
     /// that are its, whose texels are moved out of `done`), its meshes, then its record.
     ///
@@ -236,13 +277,14 @@ impl<'a> Assembly<'a> {
         }
     }
 
-    /// The LOD levels of every mesh part of character `ci`, made once per source file.
-    fn lod_levels(&mut self, ci: usize, l: &Loaded) -> Result<Vec<Vec<LodLevel>>, BakeError> {
+    /// Where in the LOD cache the levels of every mesh part of character `ci` are: made once
+    /// per source file (the characters of one file share them, not copies).
+    fn lod_levels(&mut self, ci: usize, l: &Loaded) -> Result<usize, BakeError> {
         let model = &l.model;
         let recipe = self.recipe;
         let source = &recipe.characters[ci].source;
-        if let Some((_, levels)) = self.lod_cache.iter().find(|(s, _)| *s == source) {
-            return Ok(levels.clone());
+        if let Some(i) = self.lod_cache.iter().position(|(s, _)| *s == source) {
+            return Ok(i);
         }
         let lod_options = LodOptions {
             max_error: self.recipe.lod_max_error,
@@ -261,15 +303,16 @@ impl<'a> Assembly<'a> {
                 )?,
             );
         }
-        self.lod_cache.push((source, levels.clone()));
-        Ok(levels)
+        self.lod_cache.push((source, levels));
+        Ok(self.lod_cache.len() - 1)
     }
 
     /// Writes the meshes of character `ci`, LOD-major, with their vertices, indices and
     /// images; returns the triangles and largest simplification error per LOD level.
     fn meshes(&mut self, ci: usize, l: &Loaded) -> Result<(Vec<usize>, Vec<f32>), BakeError> {
         let model = &l.model;
-        let levels = self.lod_levels(ci, l)?;
+        let at = self.lod_levels(ci, l)?;
+        let levels = &self.lod_cache[at].1;
         // Simplification errors are measured on the unscaled mesh, in model units; the
         // character's scale stretches them by at most its largest factor.
         let lod_scale = l.factors.max_element();
@@ -363,14 +406,14 @@ fn lod_shortfalls(ratios: &[f32], triangles: &[usize]) -> Vec<String> {
         .collect()
 }
 
+/// Appends the vertices of `mesh` to `out` (in one reservation: a crowd file holds many
+/// copies of a mesh).
 fn push_vertices(out: &mut Vec<VertexRecord>, mesh: &SkinnedMesh) {
-    for i in 0..mesh.vertex_count() {
-        out.push(VertexRecord {
-            position: mesh.positions[i].to_array(),
-            normal: mesh.normals[i].to_array(),
-            uv: mesh.uvs.get(i).map_or([0.0; 2], |u| u.to_array()),
-            joints: mesh.joints[i],
-            weights: mesh.weights[i],
-        });
-    }
+    out.extend((0..mesh.vertex_count()).map(|i| VertexRecord {
+        position: mesh.positions[i].to_array(),
+        normal: mesh.normals[i].to_array(),
+        uv: mesh.uvs.get(i).map_or([0.0; 2], |u| u.to_array()),
+        joints: mesh.joints[i],
+        weights: mesh.weights[i],
+    }));
 }

@@ -12,18 +12,20 @@ use rayon::prelude::*;
 
 use super::assemble::{Assembly, Done};
 use super::error::BakeError;
-use super::events::events;
+use super::events::GroupEvents;
 use super::facing;
+use super::frames::FrameSchedule;
 use super::gait::{self, Feet};
 use super::inputs::{TOOL, inputs};
 use super::load::{Loaded, load_all};
 use super::plan::{Job, JobSource, jobs_for};
 use super::precision;
+use super::recipe::Rate;
 use super::recipe::{CharacterSpec, Recipe, Size};
 use super::report::BakeReport;
 use super::root_motion::declared_speed;
 use super::root_motion::root_motion;
-use super::sample::{PoseCache, pose_key, resample, sample_job};
+use super::sample::{PoseCache, complete, pose_key, resample, sample_feet, sample_job};
 use crate::format::Builder;
 use crate::import::ExternalFiles;
 use std::sync::Arc;
@@ -64,8 +66,9 @@ fn report(options: &BakeOptions, p: Progress) {
     }
 }
 
-/// Samples `job` of `l` (whose feet are `feet`) with the poses of `cache` (its group's, see
-/// [`sample_job`]), with its root motion, events and measured ground speed. Its poses are
+/// Samples `job` of `l` (whose feet are `feet`) with the poses of `cache` and the events of
+/// `events` (its group's, see [`sample_job`] and [`GroupEvents`]), with its root motion and
+/// measured ground speed. Its poses are
 /// kept only when [`lock_feet`] may sample it again.
 fn bake_job(
     l: &Loaded,
@@ -73,14 +76,32 @@ fn bake_job(
     job: &Job,
     recipe: &Recipe,
     cache: &mut PoseCache,
+    events: &mut GroupEvents,
 ) -> Result<Done, BakeError> {
-    let mut sampled = sample_job(l, job, recipe, cache)?;
-    let motion = root_motion(l, job, &sampled.schedule);
+    let (mut sampled, motion) = match job.rate {
+        Rate::Fixed(fps) => {
+            let schedule = FrameSchedule::new(&job.name, job.duration, fps, job.looping)?;
+            let motion = root_motion(l, job, &schedule);
+            // A cycle that may be locked is sampled again if it is: first its feet alone.
+            let s = if !feet.joints.is_empty() && may_lock(recipe, l, job, motion.is_some()) {
+                sample_feet(l, job, cache, &feet.joints, schedule)
+            } else {
+                sample_job(l, job, recipe, cache)?
+            };
+            (s, motion)
+        }
+        Rate::Auto => {
+            let s = sample_job(l, job, recipe, cache)?;
+            let motion = root_motion(l, job, &s.schedule);
+            (s, motion)
+        }
+    };
     let measured = gait::measure(l, feet, &sampled, motion.is_some());
     // Kept for a cycle that walks: one with a gait, or a travel that turning it to face +z
     // may make one. Were one missed, `lock_feet` would pose it again.
     let walks = measured.speed.is_some() || measured.travel.is_some();
     if !(walks && may_lock(recipe, l, job, motion.is_some())) {
+        complete(l, job, &mut sampled, recipe);
         sampled.poses = None;
     }
     Ok(Done {
@@ -94,7 +115,7 @@ fn bake_job(
             JobSource::State { .. } => Vec::new(),
         },
         motion,
-        events: events(l, job),
+        events: events.of(l, job),
         sampled,
     })
 }
@@ -148,14 +169,20 @@ fn face_forward(
         if j.character != ci {
             continue;
         }
-        facing::turn_texels(&mut d.sampled.texels, k);
-        d.sampled
-            .bounds
-            .iter_mut()
-            .for_each(|b| facing::turn_bounds(b, k));
+        turn(&mut d.sampled, k);
         d.measured = gait::measure(l, feet, &d.sampled, false);
     }
     (k, Some(facing::note(along, k)))
+}
+
+/// Turns the frames of `sampled` (texels and bounds) by `k` quarter turns about +y, as its
+/// character faces ([`facing`]).
+fn turn(sampled: &mut super::sample::Sampled, k: u8) {
+    facing::turn_texels(&mut sampled.texels, k);
+    sampled
+        .bounds
+        .iter_mut()
+        .for_each(|b| facing::turn_bounds(b, k));
 }
 
 /// Whether [`lock_feet`] may lock the feet of `job` of `l` once its ground speed is measured:
@@ -172,7 +199,9 @@ fn may_lock(recipe: &Recipe, l: &Loaded, job: &Job, motion: bool) -> bool {
 /// speed the crowd takes from their feet: looping, measured, and declaring none (no root
 /// motion, not baked at a `speed` parameter). Their frames are turned as their character
 /// faces (`turns`) and their gait measured again on the locked poses
-/// ([`gait::measure_locked`]). Parallel over them.
+/// ([`gait::measure_locked`]). A cycle first sampled for its feet alone
+/// ([`sample_feet`]) that is not locked after all is made whole and turned. Parallel over
+/// them.
 fn lock_feet(
     loaded: &[Loaded],
     feet: &[Feet],
@@ -189,25 +218,24 @@ fn lock_feet(
                 &feet[j.character],
                 turns[j.character].0,
             );
+            let lock = d.measured.speed.and_then(|speed| {
+                may_lock(recipe, l, j, d.motion.is_some())
+                    .then(|| gait::lock(l, feet, &d.sampled, speed, k))?
+            });
+            let Some(lock) = lock else {
+                // Not locked after all: a first sampling of feet alone is made whole, and
+                // turned as `face_forward` turned the others.
+                if d.sampled.feet_only {
+                    complete(l, j, &mut d.sampled, recipe);
+                    turn(&mut d.sampled, k);
+                }
+                d.sampled.poses = None;
+                return;
+            };
             let poses = d.sampled.poses.take();
-            let Some(speed) = d.measured.speed else {
-                return;
-            };
-            if !may_lock(recipe, l, j, d.motion.is_some()) {
-                return;
-            }
-            let Some(lock) = gait::lock(l, feet, &d.sampled, speed, k) else {
-                return;
-            };
-
             j.lock = Some(Arc::new(lock));
-            let mut sampled = resample(l, j, d.sampled.schedule, poses.as_deref(), recipe);
-            facing::turn_texels(&mut sampled.texels, k);
-            sampled
-                .bounds
-                .iter_mut()
-                .for_each(|b| facing::turn_bounds(b, k));
-            d.sampled = sampled;
+            d.sampled = resample(l, j, d.sampled.schedule, poses.as_deref(), recipe);
+            turn(&mut d.sampled, k);
             d.measured = gait::measure_locked(l, feet, &d.sampled, d.measured.clone());
         });
 }
@@ -305,6 +333,7 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
         .into_par_iter()
         .flat_map_iter(|group| {
             let mut cache = PoseCache::new(group.len());
+            let mut events = GroupEvents::default();
             group
                 .into_iter()
                 .map(|i| {
@@ -313,14 +342,15 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
                     // A schedule the rate cannot give is the recipe's: said at the key that
                     // chose it.
                     let spec = &recipe.characters[j.character];
-                    let d = bake_job(l, &feet[j.character], j, recipe, &mut cache).map_err(|e| {
-                        if matches!(e, BakeError::BadSchedule { .. }) {
-                            let key = spec.rate_key(&j.name).unwrap_or_else(|| "fps".into());
-                            spec.error(&key, format!("{key}: {e}"))
-                        } else {
-                            e
-                        }
-                    });
+                    let d = bake_job(l, &feet[j.character], j, recipe, &mut cache, &mut events)
+                        .map_err(|e| {
+                            if matches!(e, BakeError::BadSchedule { .. }) {
+                                let key = spec.rate_key(&j.name).unwrap_or_else(|| "fps".into());
+                                spec.error(&key, format!("{key}: {e}"))
+                            } else {
+                                e
+                            }
+                        });
                     report(options, Progress::Advance(estimates[i]));
                     (i, d)
                 })
@@ -392,13 +422,13 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
 
     report(options, Progress::Stage("meshes", loaded.len() as u64));
     let mut file = Assembly::new(recipe, format);
+    file.prepare(&loaded, &done, || report(options, Progress::Advance(1)))?;
     let mut characters = Vec::new();
     for (ci, l) in loaded.iter().enumerate() {
         let mut c = file.character(ci, l, &jobs, &mut done)?;
         c.quarter_turns = turns[ci].0;
         c.warnings.extend(turns[ci].1.clone());
         characters.push(c);
-        report(options, Progress::Advance(1));
     }
     let mut b = file.builder;
     b.metadata = crate::format::Metadata {
@@ -428,7 +458,72 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
 
 #[cfg(test)]
 mod tests {
-    use super::all_finite;
+    use std::path::Path;
+
+    use super::*;
+    use crate::bake::sample::Sampled;
+
+    /// A walk first sampled for its feet alone and then not locked (here: its feet given no
+    /// legs, so nothing can lock them), on a character turned a quarter, ends as the walk
+    /// sampled whole and turned: every texel, bound and error to the bit. (The shared models
+    /// never take this way: their walks are locked.)
+    #[test]
+    fn a_walk_sampled_for_its_feet_and_not_locked_is_made_whole_and_turned() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let text = "output = \"w.throng\"\nfps = 30\nprecision = \"f16\"\n\
+                    [[characters]]\nname = \"m\"\nmodel = \"mannequin.glb\"\n\
+                    clips = [\"walk\"]\n";
+        let recipe = Recipe::parse(text, &dir.join("r.toml")).unwrap();
+        let loaded = load_all(&recipe.characters, ExternalFiles::default(), || {}).unwrap();
+        let l = &loaded[0];
+        let mut jobs = jobs_for(0, &recipe.characters[0], l).unwrap();
+        assert_eq!(jobs.len(), 1, "the walk alone");
+        let mut feet = gait::feet(l);
+        assert!(!feet.joints.is_empty() && feet.legs.iter().any(Option::is_some));
+        feet.legs.iter_mut().for_each(|leg| *leg = None);
+        let (job, k) = (&jobs[0], 1);
+        let first = bake_job(
+            l,
+            &feet,
+            job,
+            &recipe,
+            &mut PoseCache::new(1),
+            &mut GroupEvents::default(),
+        )
+        .unwrap();
+        assert!(first.sampled.feet_only, "sampled for its feet first");
+        assert!(
+            first.measured.speed.is_some(),
+            "it walks: {:?}",
+            first.measured
+        );
+        let mut want: Sampled = sample_job(l, job, &recipe, &mut PoseCache::new(1)).unwrap();
+        turn(&mut want, k);
+        let mut done = vec![first];
+        lock_feet(
+            &loaded,
+            std::slice::from_ref(&feet),
+            &[(k, None)],
+            &recipe,
+            &mut jobs,
+            &mut done,
+        );
+        let got = &done[0].sampled;
+        assert!(jobs[0].lock.is_none() && !got.feet_only && got.poses.is_none());
+        let bits = |t: &[[f32; 4]]| t.iter().map(|x| x.map(f32::to_bits)).collect::<Vec<_>>();
+        assert!(bits(&got.texels) == bits(&want.texels), "texels");
+        let bounds = |s: &Sampled| {
+            s.bounds
+                .iter()
+                .map(|b| (b.min.map(f32::to_bits), b.max.map(f32::to_bits)))
+                .collect::<Vec<_>>()
+        };
+        assert!(bounds(got) == bounds(&want), "bounds");
+        assert_eq!(
+            (got.interpolation_error.to_bits(), got.f16_error.to_bits()),
+            (want.interpolation_error.to_bits(), want.f16_error.to_bits())
+        );
+    }
 
     /// Finite numbers pass at every magnitude; an infinity or a NaN anywhere fails.
     #[test]

@@ -1,7 +1,9 @@
 //! The event markers of a baked animation, as (name, time) sorted by time: a clip's markers as
 //! the character file places them; a state's found by playing it with the runtime's own code
 //! and timing each firing by bisection, so that baked times agree with the runtime's. A marker
-//! at the end of a looping animation is stored at its start.
+//! at the end of a looping animation is stored at its start. Jobs that pose alike (variants of
+//! one source, [`super::sample::PoseKey`]) have the same markers: [`GroupEvents`] finds them
+//! once for the group.
 
 use super::load::Loaded;
 use super::plan::{Job, JobSource};
@@ -18,9 +20,38 @@ fn loop_point(job: &Job, t: f32) -> f32 {
     }
 }
 
+/// The markers of the jobs of one group that pose alike, found for its first job and given
+/// again to each later one of the same duration and looping (the only things of a job, beyond
+/// its source, that [`events`] reads).
+#[derive(Default)]
+pub(super) struct GroupEvents {
+    /// The markers found, with the duration (bits) and looping of the job they were found for.
+    found: Option<((u32, bool), Events)>,
+}
+
+/// Event markers as (name, seconds), sorted by time.
+type Events = Vec<(String, f32)>;
+
+impl GroupEvents {
+    /// [`events`] of `job` of `l`: found now unless an earlier job of the group had them.
+    /// A state's are many plays of it (a bisection per marker): the largest share of a bake
+    /// of many variants, found once.
+    pub fn of(&mut self, l: &Loaded, job: &Job) -> Events {
+        let key = (job.duration.to_bits(), job.looping);
+        match &self.found {
+            Some((k, e)) if *k == key => e.clone(),
+            _ => {
+                let e = events(l, job);
+                self.found = Some((key, e.clone()));
+                e
+            }
+        }
+    }
+}
+
 /// Event markers of a job, as (name, time in the animation), sorted by time; none for a bare
 /// model.
-pub(super) fn events(l: &Loaded, job: &Job) -> Vec<(String, f32)> {
+pub(super) fn events(l: &Loaded, job: &Job) -> Events {
     let Some(ch) = &l.character else {
         return Vec::new();
     };

@@ -84,14 +84,19 @@ pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> F
 }
 
 /// The model-space positions of `feet`'s points at every frame of `sampled` (frame-major,
-/// `frames × feet × POINTS`), read from its skinning matrices; `None` if the texels are short.
+/// `frames × feet × POINTS`), read from its skinning matrices (of every joint, or of the feet
+/// alone in their order when [`Sampled::feet_only`]); `None` if the texels are short.
 pub(super) fn foot_points(l: &Loaded, feet: &Feet, sampled: &Sampled) -> Option<Vec<Vec3>> {
-    let n = l.model.skeleton.len();
+    let n = if sampled.feet_only {
+        feet.joints.len()
+    } else {
+        l.model.skeleton.len()
+    };
     let frames = sampled.schedule.count as usize;
     let mut positions = Vec::with_capacity(frames * feet.joints.len() * POINTS);
     for f in 0..frames {
-        for (&j, points) in feet.joints.iter().zip(&feet.points) {
-            let k = (f * n + j) * ROWS;
+        for (i, (&j, points)) in feet.joints.iter().zip(&feet.points).enumerate() {
+            let k = (f * n + if sampled.feet_only { i } else { j }) * ROWS;
             let rows = sampled.texels.get(k..k + ROWS)?;
             let m: Mat4 = from_rows(&[rows[0], rows[1], rows[2]]);
             positions.extend(points.iter().map(|p| (m * *p).truncate()));

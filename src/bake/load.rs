@@ -11,6 +11,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use glam::{Mat4, Vec3};
 
@@ -30,7 +31,8 @@ pub(super) struct Loaded {
     /// Its name in the recipe.
     pub name: String,
     /// The character file's contents (states, root motion, events); `None` for a bare model.
-    pub character: Option<Character>,
+    /// Shared by the characters made from the file (it is read, never changed).
+    pub character: Option<Arc<Character>>,
     /// The model (materials tinted).
     pub model: Model,
     /// Its scale ([`Loaded::factors`] on the diagonal), applied to every posed skinning
@@ -93,13 +95,19 @@ pub(super) fn load_all(
     for &f in &firsts {
         users[f] += 1;
     }
-    // What was read of a source that later characters still need, untinted.
-    let mut kept: Vec<Option<(Option<Character>, Model)>> = specs.iter().map(|_| None).collect();
+    // What was read of a source that later characters still need, untinted, with its joint
+    // boxes (a tint does not move a vertex).
+    let mut kept: Vec<Option<Read>> = specs.iter().map(|_| None).collect();
     let mut out = Vec::with_capacity(specs.len());
     for (spec, &first) in specs.iter().zip(&firsts) {
         let source = match kept[first].take() {
             Some(source) => source,
-            None => read(spec, external)?,
+            None => {
+                let (character, model) = read(spec, external)?;
+                let boxes =
+                    JointBoxes::new(model.skeleton.len(), model.meshes.iter().map(|m| &m.mesh));
+                (character, model, boxes)
+            }
         };
         users[first] -= 1;
         if users[first] > 0 {
@@ -115,7 +123,7 @@ pub(super) fn load_all(
 fn read(
     spec: &CharacterSpec,
     external: ExternalFiles,
-) -> Result<(Option<Character>, Model), BakeError> {
+) -> Result<(Option<Arc<Character>>, Model), BakeError> {
     let name = &spec.name;
     Ok(match &spec.source {
         Source::Character(path) => {
@@ -125,7 +133,7 @@ fn read(
                 error: Box::new(e),
             })?;
             let m = c.model.clone();
-            (Some(c), m)
+            (Some(Arc::new(c)), m)
         }
         Source::Model(path) => {
             let m = crate::import::load(
@@ -146,6 +154,10 @@ fn read(
     })
 }
 
+/// What was read of a source, untinted: its character file (if any), its model and the
+/// model's joint boxes.
+type Read = (Option<Arc<Character>>, Model, JointBoxes);
+
 /// The character `spec` names, from what was read of its source (`source`), tinted and sized
 /// as `spec` says; `poses` is its [`Loaded::poses`].
 ///
@@ -153,14 +165,13 @@ fn read(
 /// [`BakeError::Recipe`] (at its `height` or `scale` key) when no scale can size it.
 fn load(
     spec: &CharacterSpec,
-    (character, mut model): (Option<Character>, Model),
+    (character, mut model, boxes): Read,
     poses: usize,
 ) -> Result<Loaded, BakeError> {
     let name = spec.name.clone();
     for m in &mut model.materials {
         m.base_color_factor *= spec.tint;
     }
-    let boxes = JointBoxes::new(model.skeleton.len(), model.meshes.iter().map(|m| &m.mesh));
     let mut poser = Poser::new(&model);
     let rest = poser.clip(&model, None, 0.0, Playback::Clamp);
     let standing = measure_height(&boxes, rest);
@@ -181,7 +192,7 @@ fn load(
     let scale = Mat4::from_scale(factors);
     let scaled: Vec<Mat4> = rest.iter().map(|m| scale * *m).collect();
     let height = measure_height(&boxes, &scaled);
-    let unused_keys = unused_keys(spec, &model, character.as_ref());
+    let unused_keys = unused_keys(spec, &model, character.as_deref());
     Ok(Loaded {
         name,
         character,

@@ -39,7 +39,7 @@ const ROWS: usize = TEXELS_PER_MATRIX as usize;
 pub(super) struct Sampled {
     pub schedule: FrameSchedule,
     /// [`TEXELS_PER_MATRIX`] texels (matrix rows) per joint per frame, frame-major: the
-    /// texture's layout.
+    /// texture's layout. Only the feet's joints when [`Sampled::feet_only`].
     pub texels: Vec<[f32; 4]>,
     /// Bounds of the skinned mesh per frame.
     pub bounds: Vec<BoundsRecord>,
@@ -50,6 +50,10 @@ pub(super) struct Sampled {
     /// The poses it was made from, kept while the baker may sample it again (its feet locked);
     /// `None` once it will not.
     pub poses: Option<Arc<Poses>>,
+    /// Whether this is a first sampling of feet alone ([`sample_feet`]): `texels` hold the
+    /// matrices of the joints it was given, in that order, and there are no bounds or errors
+    /// yet ([`complete`] makes them).
+    pub feet_only: bool,
 }
 
 /// The skinning matrices of one animation source at the frames and mid-frames of a schedule,
@@ -193,6 +197,58 @@ pub(super) fn sample_job(
     })
 }
 
+/// The first sampling of `job` of `l`, at its fixed rate `schedule`, of a cycle whose feet the
+/// baker means to lock: only the matrices of the joints `feet` (its feet, in that order), which
+/// are all that the ground-speed measure and the lock read, with the poses of `cache` (kept).
+/// A locked cycle is sampled again with its locks, and only that sampling is baked; one that
+/// is not locked after all is [`complete`]d, to the same bits as [`sample_job`] would have
+/// made (an `auto` rate needs its errors to choose, so it is never sampled this way).
+pub(super) fn sample_feet(
+    l: &Loaded,
+    job: &Job,
+    cache: &mut PoseCache,
+    feet: &[usize],
+    schedule: FrameSchedule,
+) -> Sampled {
+    let poses = cache.get(l, job, schedule);
+    let n = poses.joints;
+    let mut texels = vec![[0.0f32; 4]; feet.len() * ROWS * schedule.count as usize];
+    texels
+        .par_chunks_mut((feet.len() * ROWS).max(1))
+        .zip(poses.frames.par_chunks(n.max(1)))
+        .enumerate()
+        .for_each_init(
+            || vec![Mat4::IDENTITY; n],
+            |frame, (i, (out, skin))| {
+                finish_pose(l, job, skin, schedule.time(i as u32), frame);
+                for (o, &j) in out.chunks_exact_mut(ROWS).zip(feet) {
+                    o.copy_from_slice(&rows(&frame[j]));
+                }
+            },
+        );
+    Sampled {
+        schedule,
+        texels,
+        bounds: Vec::new(),
+        f16_error: 0.0,
+        interpolation_error: 0.0,
+        poses: Some(poses),
+        feet_only: true,
+    }
+}
+
+/// A first sampling of feet alone ([`sample_feet`]) of `job` of `l` made whole: every joint's
+/// texels, the bounds and the errors, from its poses (posed again if they were let go), as
+/// [`sample_job`] makes them. It keeps its poses. Any other sampling is left as it is.
+pub(super) fn complete(l: &Loaded, job: &Job, sampled: &mut Sampled, recipe: &Recipe) {
+    if !sampled.feet_only {
+        return;
+    }
+    let poses = sampled.poses.take();
+    *sampled = resample(l, job, sampled.schedule, poses.as_deref(), recipe);
+    sampled.poses = poses;
+}
+
 /// The skinning matrices of `job` at `t`, with the recipe's scale applied, the clip's root
 /// drift removed (see [`super::plan::Drift`]) and the cycle's foot locks, into `out`.
 pub(super) fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4]) {
@@ -307,14 +363,18 @@ fn pose(l: &Loaded, job: &Job, schedule: FrameSchedule) -> Poses {
 fn finish(l: &Loaded, job: &Job, poses: &Poses, f16: bool) -> Sampled {
     let (n, schedule) = (poses.joints, poses.schedule);
     let count = schedule.count as usize;
-    let mut texels = vec![[0.0f32; 4]; n * ROWS * count];
+    let len = n * ROWS * count;
+    // Every texel is written below: zeroing them first would only cost a pass over the
+    // bake's largest buffer.
+    assert_eq!(poses.frames.len(), n * count, "a pose per joint per frame");
+    let mut texels: Vec<[f32; 4]> = Vec::with_capacity(len);
     let mut bounds = vec![BoundsRecord::default(); count];
     // Each job of the parallel loops keeps the largest error it has found so far: the next
     // frame's measure need not look closely at a joint that cannot beat it
     // ([`JointBoxes::error_above`](super::measure::JointBoxes::error_above)). The largest of
     // all is the same whatever the order.
     let scratch = || (vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n], 0.0f32);
-    let f16_error = texels
+    let f16_error = texels.spare_capacity_mut()[..len]
         .par_chunks_mut((n * ROWS).max(1))
         .zip(bounds.par_iter_mut())
         .zip(poses.frames.par_chunks(n.max(1)))
@@ -322,7 +382,9 @@ fn finish(l: &Loaded, job: &Job, poses: &Poses, f16: bool) -> Sampled {
         .map_init(scratch, |(frame, packed, worst), (i, ((out, b), skin))| {
             finish_pose(l, job, skin, schedule.time(i as u32), frame);
             for (o, m) in out.chunks_exact_mut(ROWS).zip(frame.iter()) {
-                o.copy_from_slice(&rows(m));
+                for (o, r) in o.iter_mut().zip(rows(m)) {
+                    o.write(r);
+                }
             }
             let (lo, hi) = l.boxes.bounds(frame);
             *b = BoundsRecord {
@@ -339,6 +401,11 @@ fn finish(l: &Loaded, job: &Job, poses: &Poses, f16: bool) -> Sampled {
             *worst
         })
         .reduce(|| 0.0, f32::max);
+    // SAFETY: the loop above wrote all `len` texels: `count` chunks of `n` matrices of `ROWS`
+    // rows each, one chunk per frame (the assert above: `poses.frames` has those `count`
+    // frames of `n` matrices, and `bounds` one entry per frame, so the zip stops at none
+    // before the last).
+    unsafe { texels.set_len(len) };
     let interpolation_error = poses
         .mids
         .par_chunks(n.max(1))
@@ -363,6 +430,7 @@ fn finish(l: &Loaded, job: &Job, poses: &Poses, f16: bool) -> Sampled {
         f16_error,
         interpolation_error,
         poses: None,
+        feet_only: false,
     }
 }
 
