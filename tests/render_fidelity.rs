@@ -1,6 +1,7 @@
 //! Rendering fidelity on Vulkan (lavapipe) and GL (llvmpipe through EGL): motion vectors
-//! (standing, walking, held agents and a moving camera, on the GPU and the CPU path) and
-//! colour (base-colour textures read as sRGB). Shadows and the pictures' parity are in
+//! (standing, walking, held agents and a moving camera, on the GPU and the CPU path), colour
+//! (base-colour textures read as sRGB) and the ground (the relief's terrace at its height, and
+//! a ground that reaches under a plaza wider than the default one). Shadows and the pictures' parity are in
 //! tests/render_gpu.rs.
 //!
 //! A missing backend skips with a printed reason, unless `THRONG_REQUIRE_BACKENDS` names it
@@ -524,6 +525,73 @@ fn the_relief_ground_draws_its_terrace_in_stone_at_its_height() {
         assert!(
             hidden > 20 && open.abs() < 10,
             "{}: {hidden} {open}",
+            choice.name()
+        );
+    }
+}
+
+/// A plaza wider than the default ground (100,000 agents stand on one 775 m across) gets a
+/// ground that reaches under the camera's nearest agents: seen as `throng bench` sees that
+/// plaza, the ground in front of the camera is the sky's colour without `Stage::reach` (what
+/// the bench drew before), and ground with it. On both backends.
+#[test]
+fn the_ground_reaches_under_a_wide_plaza() {
+    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let size = (320, 180);
+    let half = 387.3; // the plaza of 100,000 agents at 6 m² each
+    let view_proj = throng::bench::run::camera(half, 0, size.0 as f32 / size.1 as f32).view_proj;
+    // On the ground 80 m in front of the camera (0, 48.5, 348.6; the nearest ground in view is
+    // about 60 m in front): past the old ground's edge at 200 m, low in the picture.
+    let near = glam::Vec3::new(0.0, 0.0, 0.9 * half - 80.0);
+    for choice in [BackendChoice::Vulkan, BackendChoice::Gl] {
+        let Some(gpu) = device(choice) else { continue };
+        let draw = |reach: bool| {
+            let mut renderer = CrowdRenderer::new(&gpu, &file, PassFormat::offscreen(1)).unwrap();
+            let mut stage = Stage::new(&gpu, &renderer).unwrap();
+            if reach {
+                stage.reach(&gpu, half);
+            }
+            let target = Target::new(&gpu, size.0, size.1, 1);
+            let scene = SceneDraw {
+                agents: &[],
+                view_proj,
+                lod: 0,
+            };
+            stage
+                .draw_scene(
+                    &gpu,
+                    &mut renderer,
+                    &file,
+                    &target,
+                    &scene,
+                    SkinningPath::Gpu,
+                )
+                .unwrap();
+            target.read(&gpu).unwrap()
+        };
+        let (before, after) = (draw(false), draw(true));
+        let (x, y) = pixel(view_proj, near, size).unwrap();
+        let sky = before.get_pixel(size.0 / 2, 0).0;
+        let (old, new) = (before.get_pixel(x, y).0, after.get_pixel(x, y).0);
+        // Levels apart, summed over the channels: the checker's greys (linear 0.40 to 0.48,
+        // lit) are far from the pale blue sky; the same colour is within rounding.
+        let apart = |a: [u8; 4], b: [u8; 4]| -> i32 {
+            (0..3)
+                .map(|i| (i32::from(a[i]) - i32::from(b[i])).abs())
+                .sum()
+        };
+        println!(
+            "{}: at ({x}, {y}) without reach {old:?}, with {new:?}, sky {sky:?}",
+            choice.name()
+        );
+        assert!(
+            apart(old, sky) <= 3,
+            "{}: {old:?} is not the sky",
+            choice.name()
+        );
+        assert!(
+            apart(new, sky) > 30,
+            "{}: {new:?} is the sky",
             choice.name()
         );
     }

@@ -578,6 +578,8 @@ impl Graphics {
             self.renderer.set_shadows(shadows);
         }
         let view_proj = scene.view_proj(aspect);
+        // The panel may have changed the count, and with it the plaza's size.
+        self.stage.reach(&self.gpu, scene.crowd.plaza_half_size());
         // The live tier poses its agents (after the crowd's update) where the hybrid path
         // draws them; on another path its agents are drawn from the bake as the rest.
         let mut live_upload = 0.0;

@@ -398,7 +398,7 @@ impl Runner<'_> {
         let renderer = CrowdRenderer::new(&gpu, self.file, PassFormat::offscreen(samples))?;
         let mut device = Device {
             target: Target::new(&gpu, w, h, samples),
-            stage: Stage::new(&gpu, &renderer)?,
+            stage: Stage::with_terrain(&gpu, &renderer, self.options.ground)?,
             renderer,
             limits: PathLimits {
                 live: match &self.live {
@@ -465,6 +465,7 @@ impl Runner<'_> {
         };
         let mut crowd = Crowd::new(self.file, &settings, policy)?;
         let half = crowd.plaza_half_size();
+        device.stage.reach(&device.gpu, half);
         let (w, h) = options.size;
         let aspect = w as f32 / h as f32;
         device.renderer.set_shadows(planned.shadows);

@@ -218,6 +218,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let mut renderer = CrowdRenderer::new(&gpu, &file, format)?;
     renderer.set_shadows(shadows);
     let mut stage = Stage::with_terrain(&gpu, &renderer, args.ground)?;
+    stage.reach(&gpu, scene::half_size(args.instances));
     let layout = renderer.layout();
     println!(
         "texels: {} {} in {}x{}x{} (width x height x layers)",

@@ -129,11 +129,17 @@ pub fn agents(file: &ThrongFile, count: usize, seed: u64, time: f32) -> Vec<Plac
         .collect()
 }
 
+/// Half the side of the square that [`agents`] places `count` agents in, with a metre to
+/// spare, metres.
+pub fn half_size(count: usize) -> f32 {
+    let side = (count as f32).sqrt().ceil().max(1.0);
+    side * SPACING * 0.5 + 1.0
+}
+
 /// A camera looking at `count` agents on their grid from the front and above, for an image of
 /// `aspect` = width / height; its view-projection matrix (right-handed, depth 0..1).
 pub fn camera(count: usize, aspect: f32) -> Mat4 {
-    let side = (count as f32).sqrt().ceil().max(1.0);
-    let half = side * SPACING * 0.5 + 1.0;
+    let half = half_size(count);
     let target = Vec3::new(0.0, 0.8, 0.0);
     let eye = target + Vec3::new(0.0, 0.75, 1.25).normalize() * (half * 1.9 + 2.5);
     let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);

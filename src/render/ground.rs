@@ -13,10 +13,24 @@ use super::ground_mesh::{GroundVertex, ground_mesh};
 use super::pipelines::{GROUND_WGSL, LIGHTING_WGSL, Stages, entry, pipeline};
 use crate::crowd::terrain::Terrain;
 
-/// Half the side of the ground square, metres: well past the plazas of the crowds the demo,
-/// the bench and the test scenes show, so that its edge is seldom in view. The reference
-/// images show the ground: changing this changes them.
+/// Half the side of the ground square, metres, at the least: well past the plazas of the
+/// crowds the demo, the bench and the test scenes show by default, so that its edge is seldom
+/// in view. A larger plaza gets a larger ground ([`ground_half_size`]). The reference images
+/// show the ground: changing this changes them.
 pub const GROUND_HALF_SIZE: f32 = 200.0;
+
+/// Half the side of the ground under a plaza (or scene) of half-size `plaza_half` metres:
+/// [`GROUND_HALF_SIZE`], or three times the plaza's where that is more, so that the ground
+/// still reaches the fog at the horizon when the plaza is wider than the default ground
+/// (100,000 agents stand on a plaza 775 m across). Crowds of up to about 3,000 agents (a plaza
+/// of half-size 67 m) keep the default ground, and their pictures are unchanged.
+pub fn ground_half_size(plaza_half: f32) -> f32 {
+    if plaza_half.is_finite() {
+        GROUND_HALF_SIZE.max(3.0 * plaza_half)
+    } else {
+        GROUND_HALF_SIZE
+    }
+}
 
 /// The ground's pipeline and its triangles.
 pub struct Ground {
@@ -24,6 +38,9 @@ pub struct Ground {
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
     index_count: u32,
+    terrain: Terrain,
+    /// Half the side of the ground's square, metres.
+    half: f32,
 }
 
 impl Ground {
@@ -61,27 +78,25 @@ impl Ground {
                 attributes: &attributes,
             })],
         );
-        let (vertices, indices) = ground_mesh(terrain, GROUND_HALF_SIZE);
-        let buffer = |label, contents: &[u8], usage| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
+        let (vertices, indices, index_count) = triangles(device, terrain, GROUND_HALF_SIZE);
         Self {
             pipeline,
-            vertices: buffer(
-                "ground",
-                bytemuck::cast_slice(&vertices),
-                wgpu::BufferUsages::VERTEX,
-            ),
-            indices: buffer(
-                "ground indices",
-                bytemuck::cast_slice(&indices),
-                wgpu::BufferUsages::INDEX,
-            ),
-            index_count: indices.len() as u32,
+            vertices,
+            indices,
+            index_count,
+            terrain,
+            half: GROUND_HALF_SIZE,
+        }
+    }
+
+    /// Makes the ground reach as far as a plaza of half-size `plaza_half` metres needs
+    /// ([`ground_half_size`]): its triangles are made again when that differs from the
+    /// ground's size now (a crowd's count changed), and left as they are otherwise.
+    pub fn reach(&mut self, device: &wgpu::Device, plaza_half: f32) {
+        let half = ground_half_size(plaza_half);
+        if half != self.half {
+            (self.vertices, self.indices, self.index_count) = triangles(device, self.terrain, half);
+            self.half = half;
         }
     }
 
@@ -95,5 +110,52 @@ impl Ground {
         pass.set_vertex_buffer(0, self.vertices.slice(..));
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..self.index_count, 0, 0..1);
+    }
+}
+
+/// The vertex and index buffers of the ground of `terrain` out to `half` metres, and its
+/// index count.
+fn triangles(
+    device: &wgpu::Device,
+    terrain: Terrain,
+    half: f32,
+) -> (wgpu::Buffer, wgpu::Buffer, u32) {
+    let (vertices, indices) = ground_mesh(terrain, half);
+    let buffer = |label, contents: &[u8], usage| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
+    };
+    (
+        buffer(
+            "ground",
+            bytemuck::cast_slice(&vertices),
+            wgpu::BufferUsages::VERTEX,
+        ),
+        buffer(
+            "ground indices",
+            bytemuck::cast_slice(&indices),
+            wgpu::BufferUsages::INDEX,
+        ),
+        indices.len() as u32,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Small plazas keep the default ground (their pictures, the reference images among them,
+    /// are unchanged); wider ones get three times their size; a size that is not a number
+    /// keeps the default.
+    #[test]
+    fn the_ground_reaches_past_wide_plazas_only() {
+        assert_eq!(ground_half_size(1.0), GROUND_HALF_SIZE);
+        assert_eq!(ground_half_size(54.8), GROUND_HALF_SIZE); // 2,000 agents
+        assert_eq!(ground_half_size(387.3), 3.0 * 387.3); // 100,000 agents
+        assert_eq!(ground_half_size(f32::NAN), GROUND_HALF_SIZE);
+        assert_eq!(ground_half_size(f32::INFINITY), GROUND_HALF_SIZE);
     }
 }

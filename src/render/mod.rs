@@ -54,7 +54,7 @@ pub use cpu_path::CPU_CACHE_LIMIT;
 pub use crowd::{CrowdFrame, CrowdRenderer, FrameStats, RendererOptions};
 pub use device::{BackendChoice, Gpu, TexelLayout};
 pub use error::RenderError;
-pub use ground::{GROUND_HALF_SIZE, Ground};
+pub use ground::{GROUND_HALF_SIZE, Ground, ground_half_size};
 pub use ground_mesh::{GroundVertex, ground_mesh};
 pub use motion_view::{FULL_PIXELS, MOTION_VIEW_WGSL, MotionView};
 pub use pass::{Fog, Light, PassFormat, SKY};

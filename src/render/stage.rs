@@ -76,6 +76,12 @@ impl Stage {
         })
     }
 
+    /// Makes the ground reach as far as a plaza (or scene) of half-size `plaza_half` metres
+    /// needs ([`Ground::reach`]): call it when the crowd is made or its count changes.
+    pub fn reach(&mut self, gpu: &Gpu, plaza_half: f32) {
+        self.ground.reach(&gpu.device, plaza_half);
+    }
+
     /// Encodes the stage's pass into `encoder`: cleared to the [`SKY`] (and no motion, with a
     /// velocity attachment: `views` must have one exactly when `renderer`'s pass format
     /// does), the ground (lit and shadowed by `renderer`), then whatever `draw` records (the
