@@ -444,6 +444,34 @@ fn base_colour_textures_are_read_as_srgb() {
     }
 }
 
+/// The ground of `terrain` alone (no agents), drawn by a stage of `file`'s renderer into an
+/// image of `size` seen through `view_proj`; made to reach under a plaza of half-size
+/// `reach` metres when one is given ([`Stage::reach`]).
+fn ground_picture(
+    gpu: &Gpu,
+    file: &ThrongFile,
+    size: (u32, u32),
+    view_proj: glam::Mat4,
+    terrain: throng::crowd::terrain::Terrain,
+    reach: Option<f32>,
+) -> image::RgbaImage {
+    let mut renderer = CrowdRenderer::new(gpu, file, PassFormat::offscreen(1)).unwrap();
+    let mut stage = Stage::with_terrain(gpu, &renderer, terrain).unwrap();
+    if let Some(half) = reach {
+        stage.reach(gpu, half);
+    }
+    let target = Target::new(gpu, size.0, size.1, 1);
+    let scene = SceneDraw {
+        agents: &[],
+        view_proj,
+        lod: 0,
+    };
+    stage
+        .draw_scene(gpu, &mut renderer, file, &target, &scene, SkinningPath::Gpu)
+        .unwrap();
+    target.read(gpu).unwrap()
+}
+
 /// The relief ground is drawn where the height field says: the terrace's top in stone at its
 /// height, the plaza beside it in the plaza's grey; on the flat ground the same place is grey.
 /// On both backends.
@@ -463,27 +491,7 @@ fn the_relief_ground_draws_its_terrace_in_stone_at_its_height() {
     let (top, plaza) = (on(8.0, 0.0), on(-4.0, 0.0));
     for choice in [BackendChoice::Vulkan, BackendChoice::Gl] {
         let Some(gpu) = device(choice) else { continue };
-        let draw = |terrain: Terrain| {
-            let mut renderer = CrowdRenderer::new(&gpu, &file, PassFormat::offscreen(1)).unwrap();
-            let mut stage = Stage::with_terrain(&gpu, &renderer, terrain).unwrap();
-            let target = Target::new(&gpu, size.0, size.1, 1);
-            let scene = SceneDraw {
-                agents: &[],
-                view_proj,
-                lod: 0,
-            };
-            stage
-                .draw_scene(
-                    &gpu,
-                    &mut renderer,
-                    &file,
-                    &target,
-                    &scene,
-                    SkinningPath::Gpu,
-                )
-                .unwrap();
-            target.read(&gpu).unwrap()
-        };
+        let draw = |terrain| ground_picture(&gpu, &file, size, view_proj, terrain, None);
         let (relief_image, flat_image) = (draw(Terrain::Relief), draw(Terrain::Flat));
         // Warmth: red over blue, in levels (the plaza's greys are within a few levels).
         let warmth = |image: &image::RgbaImage, p: glam::Vec3| {
@@ -536,6 +544,7 @@ fn the_relief_ground_draws_its_terrace_in_stone_at_its_height() {
 /// the bench drew before), and ground with it. On both backends.
 #[test]
 fn the_ground_reaches_under_a_wide_plaza() {
+    use throng::crowd::terrain::Terrain;
     let file = ThrongFile::open(mannequin_bake()).unwrap();
     let size = (320, 180);
     let half = 387.3; // the plaza of 100,000 agents at 6 m² each
@@ -545,31 +554,11 @@ fn the_ground_reaches_under_a_wide_plaza() {
     let near = glam::Vec3::new(0.0, 0.0, 0.9 * half - 80.0);
     for choice in [BackendChoice::Vulkan, BackendChoice::Gl] {
         let Some(gpu) = device(choice) else { continue };
-        let draw = |reach: bool| {
-            let mut renderer = CrowdRenderer::new(&gpu, &file, PassFormat::offscreen(1)).unwrap();
-            let mut stage = Stage::new(&gpu, &renderer).unwrap();
-            if reach {
-                stage.reach(&gpu, half);
-            }
-            let target = Target::new(&gpu, size.0, size.1, 1);
-            let scene = SceneDraw {
-                agents: &[],
-                view_proj,
-                lod: 0,
-            };
-            stage
-                .draw_scene(
-                    &gpu,
-                    &mut renderer,
-                    &file,
-                    &target,
-                    &scene,
-                    SkinningPath::Gpu,
-                )
-                .unwrap();
-            target.read(&gpu).unwrap()
-        };
-        let (before, after) = (draw(false), draw(true));
+        let flat = Terrain::Flat;
+        let (before, after) = (
+            ground_picture(&gpu, &file, size, view_proj, flat, None),
+            ground_picture(&gpu, &file, size, view_proj, flat, Some(half)),
+        );
         let (x, y) = pixel(view_proj, near, size).unwrap();
         let sky = before.get_pixel(size.0 / 2, 0).0;
         let (old, new) = (before.get_pixel(x, y).0, after.get_pixel(x, y).0);
