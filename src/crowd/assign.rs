@@ -42,6 +42,8 @@ pub(crate) const LIVE_LEVEL: u8 = u8::MAX;
 impl Hot {
     /// What culling and LOD levels read of `agent`, bounds grown by `margin` metres, at
     /// LOD `level`.
+    // Always inlined into the step pass, which calls it for every agent stepped.
+    #[inline(always)]
     pub(crate) fn of(palette: &Palette, agent: &Agent, margin: f32, level: u8) -> Self {
         let (c, radius) = agent_sphere(palette, agent, margin);
         Self {

@@ -19,6 +19,30 @@ const MAX_CELLS: usize = 1 << 23;
 /// groups of four: see [`Grid::four`].
 pub const PADDING: usize = 4;
 
+/// Ids below this are exact as `f32` (2^24): see [`Grid::four_lanes`].
+pub const EXACT_IDS: usize = 1 << f32::MANTISSA_DIGITS;
+
+/// Four ids as floats (exact below [`EXACT_IDS`]; larger ones are rounded, and ids of 2^31
+/// and above come out negative on x86-64).
+#[inline]
+fn ids_as_floats(ids: &[u32; 4]) -> Vec4 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_cvtepi32_ps, _mm_loadu_si128};
+        // SAFETY: SSE2, all these need, is part of x86-64; the unaligned load reads the
+        // array's 16 bytes.
+        unsafe {
+            Vec4::from(_mm_cvtepi32_ps(_mm_loadu_si128(
+                ids.as_ptr().cast::<__m128i>(),
+            )))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec4::from_array(ids.map(|id| id as f32))
+    }
+}
+
 /// One point of the grid: where it is and whose it is.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GridPoint {
@@ -260,6 +284,23 @@ impl Grid {
             Vec4::from_slice(&self.xs[i..i + 4]),
             Vec4::from_slice(&self.zs[i..i + 4]),
             ids,
+        )
+    }
+
+    /// [`Grid::four`] with the ids as floats: exact for ids below [`EXACT_IDS`], which every
+    /// id of a grid of at most that many points is. Converted four at a time (one
+    /// instruction on x86-64), so that a walk can compare ids in the same vectors as
+    /// distances.
+    ///
+    /// # Panics
+    /// If `i` is more than [`Grid::len`].
+    #[inline]
+    pub fn four_lanes(&self, i: usize) -> (Vec4, Vec4, Vec4) {
+        let ids: &[u32; 4] = self.ids[i..i + 4].try_into().expect("four ids");
+        (
+            Vec4::from_slice(&self.xs[i..i + 4]),
+            Vec4::from_slice(&self.zs[i..i + 4]),
+            ids_as_floats(ids),
         )
     }
 

@@ -18,7 +18,7 @@ use glam::{BVec4A, Vec2, Vec3, Vec4};
 use rayon::prelude::*;
 
 use super::agent::{Agent, MAX_DRIFT, choose};
-use super::grid::Grid;
+use super::grid::{EXACT_IDS, Grid};
 use super::palette::Palette;
 use super::terrain::Terrain;
 
@@ -185,34 +185,55 @@ fn edge_push(p: Vec2, half: f32) -> Vec2 {
 /// misses were most of this walk's time (5.2 a call, counted by callgrind's branch
 /// simulator, against 0.5 now). The sums are the same, in the same order: a masked +0 leaves
 /// the sum unchanged, as the sum starts at +0 and so is never −0.
+///
+/// Which lanes count (in the run, not `id` itself, within the radius) is found with vector
+/// compares, the ids compared as floats ([`Grid::four_lanes`]: exact in any grid of up to
+/// [`EXACT_IDS`] points; larger grids compare them one by one): building those masks lane by
+/// lane took about a third of the walk's instructions. Points on top of each other, whose
+/// direction comes from their ids, are rare enough for a branch.
+// Always inlined into `avoidance`'s walk, where the grid's fields stay in registers from one
+// point to the next: called, its set-up was about half of its instructions.
+#[inline(always)]
 pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
+    const LANES: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
     let r2 = Vec4::splat(AVOID_RADIUS * AVOID_RADIUS);
     let (px, py) = (Vec4::splat(p.x), Vec4::splat(p.y));
+    let exact = grid.len() <= EXACT_IDS;
+    let own = Vec4::splat(id as f32);
     let mut away = Vec2::ZERO;
     grid.for_each_run_near(p, AVOID_RADIUS, |run| {
         // One group even for an empty run: a loop that may not run is a branch to miss.
         let mut i = run.start;
         loop {
-            let (qx, qy, ids) = grid.four(i);
+            let (qx, qy, ids) = grid.four_lanes(i);
             let (dx, dy) = (px - qx, py - qy);
             // (q − p)², as the scalar walk squared it: negating is exact.
             let d2 = dx * dx + dy * dy;
             let d = d2.sqrt();
+            // Lanes `k` with `i + k < run.end`: the count left, at most 4, is exact.
+            let left = Vec4::splat((run.end - i).min(4) as f32).cmpgt(LANES);
+            let others = if exact {
+                ids.cmpne(own)
+            } else {
+                let ids = grid.four(i).2;
+                BVec4A::new(ids[0] != id, ids[1] != id, ids[2] != id, ids[3] != id)
+            };
+            let take = left & others & d2.cmple(r2);
             let apart = d.cmpgt(Vec4::splat(1e-4));
-            // On top of each other: +x when the other's id is lower, else −x (y −0 then,
-            // as `-Vec2::X` has it).
-            let lower = BVec4A::new(ids[0] < id, ids[1] < id, ids[2] < id, ids[3] < id);
-            let (sx, sy) = (
-                Vec4::select(lower, Vec4::ONE, Vec4::NEG_ONE),
-                Vec4::select(lower, Vec4::ZERO, Vec4::splat(-0.0)),
-            );
-            let (dir_x, dir_y) = (
-                Vec4::select(apart, dx / d, sx),
-                Vec4::select(apart, dy / d, sy),
-            );
+            let (mut dir_x, mut dir_y) = (dx / d, dy / d);
+            if (take & !apart).any() {
+                // On top of each other: +x when the other's id is lower, else −x (y −0 then,
+                // as `-Vec2::X` has it).
+                let ids = grid.four(i).2;
+                let lower = BVec4A::new(ids[0] < id, ids[1] < id, ids[2] < id, ids[3] < id);
+                let (sx, sy) = (
+                    Vec4::select(lower, Vec4::ONE, Vec4::NEG_ONE),
+                    Vec4::select(lower, Vec4::ZERO, Vec4::splat(-0.0)),
+                );
+                dir_x = Vec4::select(apart, dir_x, sx);
+                dir_y = Vec4::select(apart, dir_y, sy);
+            }
             let w = Vec4::ONE - d / Vec4::splat(AVOID_RADIUS);
-            let take = |k: usize| i + k < run.end && ids[k] != id;
-            let take = BVec4A::new(take(0), take(1), take(2), take(3)) & d2.cmple(r2);
             let (cx, cy) = (
                 Vec4::select(take, dir_x * w, Vec4::ZERO),
                 Vec4::select(take, dir_y * w, Vec4::ZERO),
@@ -311,6 +332,9 @@ pub fn steers(a: &Agent, now: f64) -> bool {
 
 /// Advances `a` to `ctx.now` (see the module docs); `away` is its [`away_from`] its
 /// neighbours (read only when [`steers`] says so).
+// Always inlined into the crowd's step pass, which calls it for every agent stepped: the
+// call and its register saves were about 20 instructions a step.
+#[inline(always)]
 pub fn step(a: &mut Agent, away: Vec2, ctx: &StepContext) {
     let dt = step_seconds(a, ctx.now);
     a.last_update = ctx.now;

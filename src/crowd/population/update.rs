@@ -105,9 +105,16 @@ impl Crowd {
         for g in 0..self.schedule.groups() {
             let slots = self.schedule.group_slots(g);
             let (s, e) = (slots.start as usize, slots.end as usize);
-            for (want, agent) in self.want[s..e].iter().zip(&self.agents[s..e]) {
-                if *want != g {
-                    self.moves.push((agent.index, *want));
+            // Sixteen at a time: most agents stay in their group, and a block of them is
+            // passed over with one vector compare instead of a branch each.
+            for (wants, agents) in self.want[s..e].chunks(16).zip(self.agents[s..e].chunks(16)) {
+                if wants.iter().fold(0, |any, &w| any | (w ^ g)) == 0 {
+                    continue;
+                }
+                for (want, agent) in wants.iter().zip(agents) {
+                    if *want != g {
+                        self.moves.push((agent.index, *want));
+                    }
                 }
             }
         }
@@ -148,21 +155,33 @@ impl Crowd {
         self.due_runs.clear();
         self.due_runs.extend(self.schedule.due(self.frame));
         let words = self.agents.len().div_ceil(64);
-        self.due_bits.clear();
-        self.due_bits.resize(words, 0);
-        self.steer_bits.clear();
-        self.steer_bits.resize(words, 0);
-        for run in &self.due_runs {
-            for s in run.clone() {
-                let (word, bit) = (s as usize / 64, 1 << (s % 64));
-                self.due_bits[word] |= bit;
-                if steers(&self.agents[s as usize], self.time) {
-                    self.steer_bits[word] |= bit;
+        for bits in [&mut self.due_bits, &mut self.steer_bits] {
+            bits.clear();
+            bits.resize(words, 0);
+        }
+        let (due_runs, agents, time) = (&self.due_runs[..], &self.agents[..], self.time);
+        let (due_bits, steer_bits) = (&mut self.due_bits[..], &mut self.steer_bits[..]);
+        let mut mark_due = || {
+            for run in due_runs {
+                for s in run.clone() {
+                    let (word, bit) = (s as usize / 64, 1 << (s % 64));
+                    due_bits[word] |= bit;
+                    if steers(&agents[s as usize], time) {
+                        steer_bits[word] |= bit;
+                    }
                 }
             }
+        };
+        let (grid, hot, half) = (&mut self.grid, &self.hot, self.half);
+        let mut sort = || grid.rebuild(half, GRID_CELL, hot, |h| Vec2::new(h.x, h.z));
+        if self.agents.len() < self.settings.parallel_min.max(1) {
+            mark_due();
+            sort();
+        } else {
+            // The due bits are a serial pass over the agents due; so is the middle of the
+            // grid's sort (its count and scatter): side by side, each has a core.
+            rayon::join(mark_due, sort);
         }
-        self.grid
-            .rebuild(self.half, GRID_CELL, &self.hot, |h| Vec2::new(h.x, h.z));
         // Only the steps that read their push need one: agents standing still do not.
         let steer_bits = &self.steer_bits;
         avoidance(
