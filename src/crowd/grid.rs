@@ -19,13 +19,15 @@ const MAX_CELLS: usize = 1 << 23;
 /// groups of four: see [`Grid::four`].
 pub const PADDING: usize = 4;
 
-/// Ids below this are exact as `f32` (2^24): see [`Grid::four_lanes`].
+/// Ids below this are exact as `f32` (2^24), as every id of a grid of at most that many
+/// points is: see [`ids_as_floats`].
 pub const EXACT_IDS: usize = 1 << f32::MANTISSA_DIGITS;
 
-/// Four ids as floats (exact below [`EXACT_IDS`]; larger ones are rounded, and ids of 2^31
-/// and above come out negative on x86-64).
+/// Four ids (as [`Grid::four`] gives them) as floats, so that a walk can compare them in the
+/// same vectors as distances: one instruction on x86-64. Exact below [`EXACT_IDS`]; larger
+/// ones are rounded, and ids of 2^31 and above come out negative on x86-64.
 #[inline]
-fn ids_as_floats(ids: &[u32; 4]) -> Vec4 {
+pub fn ids_as_floats(ids: &[u32; 4]) -> Vec4 {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{__m128i, _mm_cvtepi32_ps, _mm_loadu_si128};
@@ -284,23 +286,6 @@ impl Grid {
             Vec4::from_slice(&self.xs[i..i + 4]),
             Vec4::from_slice(&self.zs[i..i + 4]),
             ids,
-        )
-    }
-
-    /// [`Grid::four`] with the ids as floats: exact for ids below [`EXACT_IDS`], which every
-    /// id of a grid of at most that many points is. Converted four at a time (one
-    /// instruction on x86-64), so that a walk can compare ids in the same vectors as
-    /// distances.
-    ///
-    /// # Panics
-    /// If `i` is more than [`Grid::len`].
-    #[inline]
-    pub fn four_lanes(&self, i: usize) -> (Vec4, Vec4, Vec4) {
-        let ids: &[u32; 4] = self.ids[i..i + 4].try_into().expect("four ids");
-        (
-            Vec4::from_slice(&self.xs[i..i + 4]),
-            Vec4::from_slice(&self.zs[i..i + 4]),
-            ids_as_floats(ids),
         )
     }
 

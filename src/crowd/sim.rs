@@ -18,7 +18,7 @@ use glam::{BVec4A, Vec2, Vec3, Vec4};
 use rayon::prelude::*;
 
 use super::agent::{Agent, MAX_DRIFT, choose};
-use super::grid::{EXACT_IDS, Grid};
+use super::grid::{EXACT_IDS, Grid, ids_as_floats};
 use super::palette::Palette;
 use super::terrain::Terrain;
 
@@ -187,7 +187,7 @@ fn edge_push(p: Vec2, half: f32) -> Vec2 {
 /// the sum unchanged, as the sum starts at +0 and so is never −0.
 ///
 /// Which lanes count (in the run, not `id` itself, within the radius) is found with vector
-/// compares, the ids compared as floats ([`Grid::four_lanes`]: exact in any grid of up to
+/// compares, the ids compared as floats ([`ids_as_floats`]: exact in any grid of up to
 /// [`EXACT_IDS`] points; larger grids compare them one by one): building those masks lane by
 /// lane took about a third of the walk's instructions. Points on top of each other, whose
 /// direction comes from their ids, are rare enough for a branch.
@@ -205,7 +205,7 @@ pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
         // One group even for an empty run: a loop that may not run is a branch to miss.
         let mut i = run.start;
         loop {
-            let (qx, qy, ids) = grid.four_lanes(i);
+            let (qx, qy, ids) = grid.four(i);
             let (dx, dy) = (px - qx, py - qy);
             // (q − p)², as the scalar walk squared it: negating is exact.
             let d2 = dx * dx + dy * dy;
@@ -213,9 +213,8 @@ pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
             // Lanes `k` with `i + k < run.end`: the count left, at most 4, is exact.
             let left = Vec4::splat((run.end - i).min(4) as f32).cmpgt(LANES);
             let others = if exact {
-                ids.cmpne(own)
+                ids_as_floats(&ids).cmpne(own)
             } else {
-                let ids = grid.four(i).2;
                 BVec4A::new(ids[0] != id, ids[1] != id, ids[2] != id, ids[3] != id)
             };
             let take = left & others & d2.cmple(r2);
@@ -224,7 +223,6 @@ pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
             if (take & !apart).any() {
                 // On top of each other: +x when the other's id is lower, else −x (y −0 then,
                 // as `-Vec2::X` has it).
-                let ids = grid.four(i).2;
                 let lower = BVec4A::new(ids[0] < id, ids[1] < id, ids[2] < id, ids[3] < id);
                 let (sx, sy) = (
                     Vec4::select(lower, Vec4::ONE, Vec4::NEG_ONE),
