@@ -5,7 +5,6 @@
 mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use glam::Mat4;
 use throng::anim::events::{Event, EventTrack};
@@ -16,28 +15,33 @@ use throng::anim::state_machine::{
 use throng::anim::{Transform, local_to_model, skinning_matrices};
 use throng::import::{ImportOptions, load};
 
-/// Counts allocations made by this thread while `COUNTING` is set.
+/// Counts allocations made by this thread while its count is on. The count is the thread's
+/// own: the tests of this file run side by side, and a shared counter saw one test's
+/// allocations in the other's count (a CI run failed on the check below that a `Vec`
+/// allocates, counted while the state machine's test was counting).
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 thread_local! {
-    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// `Some(n)`: counting, `n` so far; `None`: not counting.
+    static ALLOCATIONS: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Adds one to this thread's count, if it is counting.
+fn counted() {
+    // `try_with`: a thread being torn down has no locals left, and frees (not counted) there.
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get().map(|n| n + 1)));
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.with(|c| c.get()) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        counted();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.with(|c| c.get()) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        counted();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -45,12 +49,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// `f`'s result and how many allocations this thread made in it.
 fn count<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
+    ALLOCATIONS.with(|c| c.set(Some(0)));
     let r = f();
-    COUNTING.with(|c| c.set(false));
-    (r, ALLOCATIONS.load(Ordering::Relaxed))
+    let n = ALLOCATIONS.with(|c| c.take()).unwrap_or(0);
+    (r, n)
 }
 
 #[test]
