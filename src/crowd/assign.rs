@@ -3,7 +3,7 @@
 //! over everyone each frame reads little memory; runs in parallel past the crowd's
 //! `parallel_min`.
 
-use glam::{Vec3, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 
 use super::agent::Agent;
@@ -16,7 +16,9 @@ use super::settings::View;
 /// What culling, LOD levels and the grid read of an agent, kept beside the agents in slot
 /// order: 32 bytes instead of a whole agent for the passes over everyone each frame. A step
 /// rewrites its agent's.
+// In this order (`repr(C)`): the first four fields are read as one vector.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub(crate) struct Hot {
     /// Position on the ground, metres.
     pub(crate) x: f32,
@@ -82,6 +84,20 @@ pub fn agent_sphere(palette: &Palette, agent: &Agent, margin: f32) -> (Vec3, f32
     let centre = agent.position + Vec3::Y * (mid * s);
     let radius = reach * s + margin;
     (centre, radius)
+}
+
+/// The most a lane's level count reaches: one per distance, at most `MAX_LEVELS − 1`.
+const LEVEL_MAX: u32 = MAX_LEVELS as u32 - 1;
+const _: () = assert!(LEVEL_MAX < 0x80, "min_bytes takes bytes below 0x80");
+
+/// The bytewise minimum of two words whose bytes are all below 0x80: per byte, `a | 0x80`
+/// minus `b` keeps its top bit (no borrow leaves the byte) exactly when `a >= b`.
+#[inline]
+fn min_bytes(a: u32, b: u32) -> u32 {
+    let a_ge_b = (((a | 0x8080_8080) - b) >> 7) & 0x0101_0101;
+    // 0xff in the bytes where `a >= b` (each byte's 1 times 0xff stays in its byte).
+    let mask = a_ge_b * 0xff;
+    (a & !mask) | (b & mask)
 }
 
 /// A four-bit lane mask spread to the bytes of a word: bit `k` becomes byte `k`'s 1.
@@ -152,7 +168,16 @@ impl Assigner<'_> {
         // Four agents, one per lane.
         let four = |hot: &mut [Hot; 4], want: &mut [u32; 4]| {
             let lanes = |part: fn(&Hot) -> f32| Vec4::from_array(hot.each_ref().map(part));
-            let (x, z) = (lanes(|h| h.x), lanes(|h| h.z));
+            // The first four fields of each, one load apiece, turned into one lane each
+            // of x, z, cy and radius: eight shuffles where gathering them took twelve
+            // inserts.
+            let [h0, h1, h2, h3] = hot.each_ref().map(|h| Vec4::new(h.x, h.z, h.cy, h.radius));
+            let Mat4 {
+                x_axis: x,
+                y_axis: z,
+                z_axis: cy,
+                w_axis: radius,
+            } = Mat4::from_cols(h0, h1, h2, h3).transpose();
             let (dx, dz) = (eye_x - x, eye_z - z);
             let d2 = (dx * dx + eye_y2) + dz * dz;
             let scale = lanes(|h| h.scale);
@@ -164,10 +189,29 @@ impl Assigner<'_> {
                 levels += SPREAD[d2.cmpge(Vec4::splat(q) * s2).bitmask() as usize];
             }
             let visible = if self.policy.culling {
-                frustum.intersects4(x, lanes(|h| h.cy), z, lanes(|h| h.radius))
+                frustum.intersects4(x, cy, z, radius)
             } else {
                 0b1111
             };
+            let character = hot[0].character;
+            if hot.iter().all(|h| h.character == character) {
+                // One character (nearly every four: slots are grouped by character): its
+                // groups looked up once, the four levels capped in one word.
+                let groups = self.schedule.character_groups(character);
+                let top = (groups.len().max(1) as u32 - 1).min(LEVEL_MAX);
+                let levels = min_bytes(levels, top * 0x0101_0101);
+                let visible = if groups.is_empty() { 0 } else { visible };
+                for (k, (h, want)) in hot.iter_mut().zip(want).enumerate() {
+                    let level = levels >> (8 * k) & 0xff;
+                    h.level = level as u8;
+                    *want = if visible >> k & 1 != 0 {
+                        groups.start + level
+                    } else {
+                        culled
+                    };
+                }
+                return;
+            }
             for (k, (h, want)) in hot.iter_mut().zip(want).enumerate() {
                 let groups = self.schedule.character_groups(h.character);
                 let level = (levels >> (8 * k) & 0xff).min(groups.len().max(1) as u32 - 1);
@@ -270,6 +314,27 @@ mod tests {
         assert!(fading > 1000, "{fading} fading agents");
     }
 
+    /// Every pair of bytes below 0x80, in every byte of the word (the others random).
+    #[test]
+    fn min_bytes_is_the_minimum_of_each_byte() {
+        let mut rng = Rng::new(3);
+        for a in 0..0x80u32 {
+            for b in 0..0x80u32 {
+                let k = 8 * rng.below(4);
+                let (ra, rb) = (
+                    rng.below(1 << 31) & 0x7f7f_7f7f,
+                    rng.below(1 << 31) & 0x7f7f_7f7f,
+                );
+                let x = ra & !(0xff << k) | a << k;
+                let y = rb & !(0xff << k) | b << k;
+                let want = u32::from_le_bytes(std::array::from_fn(|j| {
+                    x.to_le_bytes()[j].min(y.to_le_bytes()[j])
+                }));
+                assert_eq!(min_bytes(x, y), want, "{x:08x} {y:08x}");
+            }
+        }
+    }
+
     /// One agent at a time, as the pass was written before it took four per vector: the
     /// reference the four-lane pass must match exactly.
     fn one_by_one(schedule: &Schedule, policy: &LodPolicy, h: &Hot, view: &View) -> (u8, u32) {
@@ -344,15 +409,22 @@ mod tests {
             };
             let frustum = Frustum::from_view_proj(view.view_proj);
             let count = 4096 + round % 4;
+            // Odd rounds: characters in runs of seven, as slots are grouped by character
+            // (fours of one character, and fours across a change); even rounds: any.
+            let runs = round % 2 == 1;
             let hot: Vec<Hot> = (0..count)
-                .map(|_| {
+                .map(|i| {
                     let mut h = Hot {
                         x: rng.range(-120.0, 120.0),
                         z: rng.range(-120.0, 120.0),
                         cy: rng.range(0.5, 1.5),
                         radius: rng.range(0.3, 2.0),
                         scale: rng.range(0.7, 1.4),
-                        character: rng.below(4),
+                        character: if runs {
+                            (i / 7 % 4) as u32
+                        } else {
+                            rng.below(4)
+                        },
                         level: 9,
                         blend: 0.0,
                     };
