@@ -196,7 +196,9 @@ impl Assigner<'_> {
             let character = hot[0].character;
             if hot.iter().all(|h| h.character == character) {
                 // One character (nearly every four: slots are grouped by character): its
-                // groups looked up once, the four levels capped in one word.
+                // groups looked up once, the four levels capped in one word. Kept apart from
+                // the mixed path below: one path for both, each lane's groups in an array,
+                // cost this pass 44.2 M instructions against 33.6 M (callgrind, 2,000 `off`).
                 let groups = self.schedule.character_groups(character);
                 let top = (groups.len().max(1) as u32 - 1).min(LEVEL_MAX);
                 let levels = min_bytes(levels, top * 0x0101_0101);
