@@ -183,8 +183,10 @@ fn edge_push(p: Vec2, half: f32) -> Vec2 {
 /// computed and those out of range or out of the circle masked to +0, instead of a branch per
 /// candidate: which candidates are near is a coin toss for the branch predictor, and its
 /// misses were most of this walk's time (5.2 a call, counted by callgrind's branch
-/// simulator, against 0.5 now). The sums are the same, in the same order: a masked +0 leaves
-/// the sum unchanged, as the sum starts at +0 and so is never −0.
+/// simulator, against 0.5 now). Each lane keeps its own sum, added up once at the end: adding
+/// the four lanes in candidate order took a third of a group's instructions in shuffles.
+/// The weighted direction (p − q)/d · (1 − d/R) is worked out as (p − q) · (1/d − 1/R), one
+/// division instead of three.
 ///
 /// Which lanes count (in the run, not `id` itself, within the radius) is found with vector
 /// compares, the ids compared as floats ([`ids_as_floats`]: exact in any grid of up to
@@ -197,17 +199,17 @@ fn edge_push(p: Vec2, half: f32) -> Vec2 {
 pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
     const LANES: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
     let r2 = Vec4::splat(AVOID_RADIUS * AVOID_RADIUS);
+    let inv_r = Vec4::splat(1.0 / AVOID_RADIUS);
     let (px, py) = (Vec4::splat(p.x), Vec4::splat(p.y));
     let exact = grid.len() <= EXACT_IDS;
     let own = Vec4::splat(id as f32);
-    let mut away = Vec2::ZERO;
+    let (mut sum_x, mut sum_y) = (Vec4::ZERO, Vec4::ZERO);
     grid.for_each_run_near(p, AVOID_RADIUS, |run| {
         // One group even for an empty run: a loop that may not run is a branch to miss.
         let mut i = run.start;
         loop {
             let (qx, qy, ids) = grid.four(i);
             let (dx, dy) = (px - qx, py - qy);
-            // (q − p)², as the scalar walk squared it: negating is exact.
             let d2 = dx * dx + dy * dy;
             let d = d2.sqrt();
             // Lanes `k` with `i + k < run.end`: the count left, at most 4, is exact.
@@ -219,34 +221,27 @@ pub fn away_from(grid: &Grid, p: Vec2, id: u32) -> Vec2 {
             };
             let take = left & others & d2.cmple(r2);
             let apart = d.cmpgt(Vec4::splat(1e-4));
-            let (mut dir_x, mut dir_y) = (dx / d, dy / d);
+            // Infinite or NaN in lanes on top of each other: replaced below, or masked.
+            let k = d.recip() - inv_r;
+            let (mut cx, mut cy) = (dx * k, dy * k);
             if (take & !apart).any() {
-                // On top of each other: +x when the other's id is lower, else −x (y −0 then,
-                // as `-Vec2::X` has it).
+                // On top of each other: +x when the other's id is lower, else −x, weighted
+                // as any other.
                 let lower = BVec4A::new(ids[0] < id, ids[1] < id, ids[2] < id, ids[3] < id);
-                let (sx, sy) = (
-                    Vec4::select(lower, Vec4::ONE, Vec4::NEG_ONE),
-                    Vec4::select(lower, Vec4::ZERO, Vec4::splat(-0.0)),
-                );
-                dir_x = Vec4::select(apart, dir_x, sx);
-                dir_y = Vec4::select(apart, dir_y, sy);
+                let w = Vec4::ONE - d * inv_r;
+                let sx = Vec4::select(lower, Vec4::ONE, Vec4::NEG_ONE) * w;
+                cx = Vec4::select(apart, cx, sx);
+                cy = Vec4::select(apart, cy, Vec4::ZERO);
             }
-            let w = Vec4::ONE - d / Vec4::splat(AVOID_RADIUS);
-            let (cx, cy) = (
-                Vec4::select(take, dir_x * w, Vec4::ZERO),
-                Vec4::select(take, dir_y * w, Vec4::ZERO),
-            );
-            away += Vec2::new(cx.x, cy.x);
-            away += Vec2::new(cx.y, cy.y);
-            away += Vec2::new(cx.z, cy.z);
-            away += Vec2::new(cx.w, cy.w);
+            sum_x += Vec4::select(take, cx, Vec4::ZERO);
+            sum_y += Vec4::select(take, cy, Vec4::ZERO);
             i += 4;
             if i >= run.end {
                 break;
             }
         }
     });
-    away
+    Vec2::new(sum_x.element_sum(), sum_y.element_sum())
 }
 
 /// Each point's push away from its neighbours, by id: [`avoidance`] writes those of the due
@@ -309,6 +304,62 @@ pub fn avoidance(grid: &Grid, due: impl Fn(u32) -> bool + Sync, out: &mut Pushes
     }
 }
 
+/// The largest turn [`steer_turn`] works out without a library call, radians: a little below
+/// atan(0.1) = 0.09967, the largest turn its short series serves.
+const SHORT_TURN: f32 = 0.0996;
+
+/// The turn from heading `h` (radians; `s`, `c` its sine and cosine) towards the direction of
+/// `steer` (world x, z), in [−π, π), clamped to ±`max` radians.
+///
+/// A step turns by at most `MAX_TURN × dt`, 0.042 rad at 60 steps a second, so the arctangent
+/// is needed only for small turns: from the turn's sine and cosine (times |steer|), `y` and
+/// `x`, it is the series z − z³/3 + z⁵/5 − z⁷/7 of z = y / x where |z| <= 0.1 (its next term,
+/// z⁹/9, is below 1.2e-10 rad, far under an f32 rounding of the result), and ±`max` where the
+/// turn is larger than atan(0.1) and `max` smaller. Only steps longer than 0.04 s (`max` from
+/// [`SHORT_TURN`]) that turn further call libm's `atan2f`, 129 instructions a call, which had
+/// been a twentieth of the crowd's whole update. Plain f32 arithmetic: the same bits on every
+/// platform, which libm does not promise.
+#[inline(always)]
+fn steer_turn(h: f32, s: f32, c: f32, steer: Vec2, max: f32) -> f32 {
+    let y = steer.x * c - steer.y * s;
+    let x = steer.y * c + steer.x * s;
+    // Both ways worked out and one chosen, without a branch: which one a step takes is a
+    // coin toss for the branch predictor. (Where x is 0 the quotient is not finite: not
+    // chosen.)
+    let short = (x > 0.0) & (y.abs() <= 0.1 * x);
+    let z = y / x;
+    let z2 = z * z;
+    let series = z * (1.0 + z2 * (-1.0 / 3.0 + z2 * (1.0 / 5.0 - z2 * (1.0 / 7.0))));
+    // Further than atan(0.1) either way (behind: further than π/2), so as far as allowed to
+    // the side `steer` lies on; straight behind (y = 0) counts as −π, as wrapping into
+    // [−π, π) has it.
+    let far = if y > 0.0 { max } else { -max };
+    if short {
+        series.clamp(-max, max)
+    } else if max < SHORT_TURN {
+        far
+    } else {
+        wrap_angle(steer.x.atan2(steer.y) - h).clamp(-max, max)
+    }
+}
+
+/// The largest turn [`turned`] serves, radians: its series' next terms, t⁷/5040 and
+/// t⁸/40320, are below 2e-11 there, far under an f32 rounding.
+const SHORT_ROTATION: f32 = 0.1;
+
+/// The sine and cosine of h + `t` from those of h (`s`, `c`), for a turn of at most
+/// [`SHORT_ROTATION`] radians: the turn's own from their series to t⁵ and t⁶, then a
+/// rotation. A step's turn is at most 3·dt (steering and drift), 0.05 rad at 60 steps a
+/// second, and this is a third of the instructions of libm's `sincosf` and has no branch,
+/// where the library's branch on the angle's range is a coin toss for random headings.
+#[inline(always)]
+fn turned(s: f32, c: f32, t: f32) -> (f32, f32) {
+    let t2 = t * t;
+    let st = t * (1.0 - t2 * (1.0 / 6.0 - t2 * (1.0 / 120.0)));
+    let ct = 1.0 - t2 * (0.5 - t2 * (1.0 / 24.0 - t2 * (1.0 / 720.0)));
+    (s * ct + c * st, c * ct - s * st)
+}
+
 /// Seconds a step at crowd time `now` advances `a` by.
 #[inline]
 fn step_seconds(a: &Agent, now: f64) -> f32 {
@@ -325,7 +376,9 @@ pub fn steers(a: &Agent, now: f64) -> bool {
     let dt = step_seconds(a, now);
     // The very tests `step` makes: `timer - dt <= 0` chooses anew; a speed that is not
     // zero (NaN included) may move.
-    dt > 0.0 && (a.timer - dt <= 0.0 || a.speed_a != 0.0 || a.speed_b != 0.0)
+    // `&` and `|`, not `&&` and `||`: no branches, as whether an agent stands is a coin toss
+    // for the branch predictor.
+    (dt > 0.0) & ((a.timer - dt <= 0.0) | (a.speed_a != 0.0) | (a.speed_b != 0.0))
 }
 
 /// Advances `a` to `ctx.now` (see the module docs); `away` is its [`away_from`] its
@@ -375,18 +428,17 @@ pub fn step(a: &mut Agent, away: Vec2, ctx: &StepContext) {
         a.drift = (a.drift + a.rng.range(-1.0, 1.0) * 2.0 * dt).clamp(-MAX_DRIFT, MAX_DRIFT);
         let p = Vec2::new(a.position.x, a.position.z);
         let push = 2.0 * edge_push(p, ctx.half) + 1.5 * away;
-        // Nothing to steer from (most agents, most steps): no trigonometry.
-        let correction = if push == Vec2::ZERO {
-            0.0
-        } else {
-            let (s, c) = a.heading.sin_cos();
-            let steer = Vec2::new(s, c) + push;
-            let max = MAX_TURN * dt;
-            wrap_angle(steer.x.atan2(steer.y) - a.heading).clamp(-max, max)
-        };
+        // One sine and cosine a step: the heading's, turned below by the step's small turn.
+        // (With nothing to steer from, the turn towards (s, c) is exactly 0: s·c − c·s.)
+        let (s, c) = a.heading.sin_cos();
+        let correction = steer_turn(a.heading, s, c, Vec2::new(s, c) + push, MAX_TURN * dt);
         let turn = correction + a.drift * dt;
         a.heading = wrap_angle(a.heading + turn);
-        let (s, c) = a.heading.sin_cos();
+        let (s, c) = if turn.abs() <= SHORT_ROTATION {
+            turned(s, c, turn)
+        } else {
+            a.heading.sin_cos()
+        };
         a.position += Vec3::new(s, 0.0, c) * (speed * dt);
         a.position.y = ctx.terrain.height(a.position.x, a.position.z);
     }
@@ -519,32 +571,42 @@ mod tests {
         );
     }
 
-    /// The walk four candidates at a time gives the bits of the plain one: every point in
-    /// range, in order, its push added. Crowded points (many per cell, so runs longer than
-    /// four), points on top of each other (both id orders), points exactly at the radius, and
-    /// cells of the radius (3×3 per query) as well as of twice it.
+    /// The walk four candidates at a time gives the push of the plain definition, worked out
+    /// one neighbour at a time in f64: every point in range, its unit direction away
+    /// weighted by closeness. Crowded points (many per cell, so runs longer than four),
+    /// points on top of each other (both id orders), points exactly at the radius, and cells
+    /// of the radius (3×3 per query) as well as of twice it.
+    ///
+    /// Tolerance: each neighbour's term is within 2e-7 of its exact value (a few f32
+    /// roundings of values up to 1, and 1/d − 1/R cancels to within an ulp of 1/d, 6e-8,
+    /// times |p − q| <= 1.2), and the sum of `n` terms adds at most `n` roundings of a
+    /// partial sum no larger than the sum of the terms' sizes `s`: 2e-7·n + 6e-8·n·s.
     #[test]
-    fn the_four_wide_walk_gives_the_plain_walks_bits() {
+    fn the_four_wide_walk_gives_the_plain_push() {
         let plain = |grid: &Grid, p: Vec2, id: u32| {
-            let mut away = Vec2::ZERO;
-            grid.for_each_near(p, AVOID_RADIUS, |other, q, d2| {
+            let (mut away, mut n, mut size) = ([0f64; 2], 0usize, 0f64);
+            grid.for_each_near(p, AVOID_RADIUS, |other, q, _| {
                 if other == id {
                     return;
                 }
-                let d = d2.sqrt();
+                let (dx, dy) = (f64::from(p.x - q.x), f64::from(p.y - q.y));
+                let d = (dx * dx + dy * dy).sqrt();
+                let w = 1.0 - d / f64::from(AVOID_RADIUS);
                 let dir = if d > 1e-4 {
-                    (p - q) / d
+                    [dx / d, dy / d]
                 } else if other < id {
-                    Vec2::X
+                    [1.0, 0.0]
                 } else {
-                    -Vec2::X
+                    [-1.0, 0.0]
                 };
-                away += dir * (1.0 - d / AVOID_RADIUS);
+                away = [away[0] + dir[0] * w, away[1] + dir[1] * w];
+                n += 1;
+                size += w.abs();
             });
-            away
+            (away, n as f64, size)
         };
         let mut rng = crate::crowd::rng::Rng::new(12);
-        let (mut pushed, mut on_top) = (0, 0);
+        let (mut pushed, mut on_top, mut worst) = (0, 0, 0f64);
         for round in 0..6 {
             let half = [3.0, 10.0, 25.0][round % 3];
             let mut pts: Vec<Vec2> = (0..600)
@@ -559,12 +621,17 @@ mod tests {
             let cell = if round < 3 { GRID_CELL } else { AVOID_RADIUS };
             grid.rebuild(half, cell, &pts, |&q| q);
             for (i, &p) in pts.iter().enumerate() {
-                let (a, b) = (away_from(&grid, p, i as u32), plain(&grid, p, i as u32));
-                assert_eq!(
-                    (a.x.to_bits(), a.y.to_bits()),
-                    (b.x.to_bits(), b.y.to_bits()),
-                    "{p}"
-                );
+                let a = away_from(&grid, p, i as u32);
+                let (b, n, size) = plain(&grid, p, i as u32);
+                let tolerance = 2e-7 * n + 6e-8 * n * size;
+                for (got, want) in [(a.x, b[0]), (a.y, b[1])] {
+                    let off = (f64::from(got) - want).abs();
+                    assert!(
+                        off <= tolerance,
+                        "{p}: {got} against {want} ({n} neighbours)"
+                    );
+                    worst = worst.max(off / tolerance.max(f64::MIN_POSITIVE));
+                }
                 pushed += usize::from(a != Vec2::ZERO);
                 on_top += usize::from(pts.iter().filter(|&&q| q == p).count() > 1);
             }
@@ -573,6 +640,74 @@ mod tests {
             pushed > 1000 && on_top > 200,
             "{pushed} pushed, {on_top} on top"
         );
+        eprintln!("worst error: {worst:.3} of the tolerance");
+    }
+
+    /// The steering turn against an f64 reference (`atan2` of the turn's sine and cosine,
+    /// clamped) over random headings, pushes of every size and limits on both sides of
+    /// [`SHORT_TURN`]: all three ways of working it out are taken. The series is within
+    /// 3e-7 rad (the turn's sine and cosine are f32 dot products, each within about an ulp
+    /// of |steer|, 1.2e-7 relative, and the cosine is at least 0.99 |steer| there); the
+    /// turns past atan(0.1) are exactly ±max; libm's way within 1e-6 rad (the angle of steer
+    /// and the difference are rounded near π and 2π, 2.4e-7 and 4.8e-7 rad a rounding, and
+    /// the wrap adds an f32 2π, 1.7e-7 short).
+    #[test]
+    fn steering_turns_match_the_arctangent() {
+        let mut rng = crate::crowd::rng::Rng::new(31);
+        let mut taken = [0usize; 3];
+        for k in 0..200_000 {
+            let h = rng.range(-PI, PI);
+            let (s, c) = h.sin_cos();
+            let scale = [0.01, 0.3, 1.0, 3.0][k % 4];
+            let push = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * scale;
+            let steer = Vec2::new(s, c) + push;
+            let max = [0.0417, 0.0995, 0.0997, 0.3, 2.5][k % 5];
+            let (sx, sy, s64, c64) = (
+                f64::from(steer.x),
+                f64::from(steer.y),
+                f64::from(s),
+                f64::from(c),
+            );
+            let (y, x) = (sx * c64 - sy * s64, sy * c64 + sx * s64);
+            let reference = y.atan2(x).clamp(-f64::from(max), f64::from(max));
+            let turn = steer_turn(h, s, c, steer, max);
+            let short = x > 0.0 && y.abs() <= 0.1 * x;
+            let (way, tolerance) = if short {
+                (0, 3e-7)
+            } else if max < SHORT_TURN {
+                (1, 0.0)
+            } else {
+                (2, 1e-6)
+            };
+            assert!(
+                (f64::from(turn) - reference).abs() <= tolerance,
+                "h {h}, steer {steer}, max {max}: {turn} against {reference}"
+            );
+            taken[way] += 1;
+        }
+        assert!(taken.iter().all(|&n| n > 10_000), "{taken:?}");
+        // Straight behind: the most allowed, clockwise, as the wrap into [−π, π) gives.
+        assert_eq!(steer_turn(0.0, 0.0, 1.0, Vec2::new(0.0, -2.0), 0.04), -0.04);
+    }
+
+    /// A turned sine and cosine against f64's of the turned angle, over random headings and
+    /// turns up to [`SHORT_ROTATION`] either way: within 3e-7 (the inputs are f32 sines and
+    /// cosines, each within half an ulp, 6e-8; the rotation adds two products and a sum per
+    /// value, a few roundings of values up to 1; the series' error is below 2e-11).
+    #[test]
+    fn turned_sines_and_cosines_match_the_turned_angle() {
+        let mut rng = crate::crowd::rng::Rng::new(44);
+        for _ in 0..200_000 {
+            let h = rng.range(-PI, PI);
+            let t = rng.range(-SHORT_ROTATION, SHORT_ROTATION);
+            let (s, c) = h.sin_cos();
+            let (ts, tc) = turned(s, c, t);
+            let exact = (f64::from(h) + f64::from(t)).sin_cos();
+            assert!(
+                (f64::from(ts) - exact.0).abs() < 3e-7 && (f64::from(tc) - exact.1).abs() < 3e-7,
+                "h {h}, t {t}: ({ts}, {tc}) against {exact:?}"
+            );
+        }
     }
 
     /// No foot sliding: once its fade is over, an agent covers exactly its gait's speed times

@@ -164,11 +164,10 @@ impl Crowd {
         let mut mark_due = || {
             for run in due_runs {
                 for s in run.clone() {
-                    let (word, bit) = (s as usize / 64, 1 << (s % 64));
-                    due_bits[word] |= bit;
-                    if steers(&agents[s as usize], time) {
-                        steer_bits[word] |= bit;
-                    }
+                    let (word, shift) = (s as usize / 64, s % 64);
+                    due_bits[word] |= 1 << shift;
+                    // No branch: whether an agent steers is a coin toss for the predictor.
+                    steer_bits[word] |= u64::from(steers(&agents[s as usize], time)) << shift;
                 }
             }
         };
