@@ -16,6 +16,8 @@
 //! - `assign`: culling and LOD level of every agent for a view (private).
 //! - `population`: [`Crowd`], tying it together: its state in slot order, records, draws,
 //!   dirty ranges; its `update` step each frame.
+//! - `turn`: the arithmetic of a heading in a step: wrapping, the steering turn, a turned
+//!   sine and cosine (private).
 //! - `scene`: a deterministic test scene (placements, camera) from a seed, for
 //!   `throng render`, the parity tests and the benchmarks.
 
@@ -36,6 +38,7 @@ pub mod sim;
 pub mod terrain;
 #[cfg(test)]
 mod testing;
+mod turn;
 
 pub use agent::{Agent, Behaviour};
 pub use assign::agent_sphere;

@@ -1,0 +1,155 @@
+//! The arithmetic of an agent's heading in a step: wrapping an angle into [−π, π), the turn
+//! towards a steering direction (clamped to the step's largest turn), and the sine and cosine
+//! of a heading turned by a small angle. Short series serve the small turns of a step, where
+//! libm's `atan2f` and `sincosf` cost many instructions and branches that random headings
+//! make a coin toss for the branch predictor; libm serves the rest.
+
+use std::f32::consts::{PI, TAU};
+
+use glam::Vec2;
+
+/// `x` wrapped into [−π, π). Steps turn by less than a full circle, so one correction
+/// usually does (f32 `rem_euclid` is a slow library call).
+#[inline]
+pub(crate) fn wrap_angle(x: f32) -> f32 {
+    let y = if x >= PI {
+        x - TAU
+    } else if x < -PI {
+        x + TAU
+    } else {
+        x
+    };
+    if (-PI..PI).contains(&y) {
+        y
+    } else {
+        (x + PI).rem_euclid(TAU) - PI
+    }
+}
+
+/// The largest turn [`steer_turn`] works out without a library call, radians: a little below
+/// atan(0.1) = 0.09967, the largest turn its short series serves.
+pub(crate) const SHORT_TURN: f32 = 0.0996;
+
+/// The turn from heading `h` (radians; `s`, `c` its sine and cosine) towards the direction of
+/// `steer` (world x, z), in [−π, π), clamped to ±`max` radians.
+///
+/// A step turns by at most `MAX_TURN × dt`, 0.042 rad at 60 steps a second, so the arctangent
+/// is needed only for small turns: from the turn's sine and cosine (times |steer|), `y` and
+/// `x`, it is the series z − z³/3 + z⁵/5 − z⁷/7 of z = y / x where |z| <= 0.1 (its next term,
+/// z⁹/9, is below 1.2e-10 rad, far under an f32 rounding of the result), and ±`max` where the
+/// turn is larger than atan(0.1) and `max` smaller. Only steps longer than 0.04 s (`max` from
+/// [`SHORT_TURN`]) that turn further call libm's `atan2f`, 129 instructions a call, which had
+/// been a twentieth of the crowd's whole update. Plain f32 arithmetic: the same bits on every
+/// platform, which libm does not promise.
+#[inline(always)]
+pub(crate) fn steer_turn(h: f32, s: f32, c: f32, steer: Vec2, max: f32) -> f32 {
+    let y = steer.x * c - steer.y * s;
+    let x = steer.y * c + steer.x * s;
+    // Both ways worked out and one chosen, without a branch: which one a step takes is a
+    // coin toss for the branch predictor. (Where x is 0 the quotient is not finite: not
+    // chosen.)
+    let short = (x > 0.0) & (y.abs() <= 0.1 * x);
+    let z = y / x;
+    let z2 = z * z;
+    let series = z * (1.0 + z2 * (-1.0 / 3.0 + z2 * (1.0 / 5.0 - z2 * (1.0 / 7.0))));
+    // Further than atan(0.1) either way (behind: further than π/2), so as far as allowed to
+    // the side `steer` lies on; straight behind (y = 0) counts as −π, as wrapping into
+    // [−π, π) has it.
+    let far = if y > 0.0 { max } else { -max };
+    if short {
+        series.clamp(-max, max)
+    } else if max < SHORT_TURN {
+        far
+    } else {
+        wrap_angle(steer.x.atan2(steer.y) - h).clamp(-max, max)
+    }
+}
+
+/// The largest turn [`turned`] serves, radians: its series' next terms, t⁷/5040 and
+/// t⁸/40320, are below 2e-11 there, far under an f32 rounding.
+pub(crate) const SHORT_ROTATION: f32 = 0.1;
+
+/// The sine and cosine of h + `t` from those of h (`s`, `c`), for a turn of at most
+/// [`SHORT_ROTATION`] radians: the turn's own from their series to t⁵ and t⁶, then a
+/// rotation. A step's turn is at most 3·dt (steering and drift), 0.05 rad at 60 steps a
+/// second, and this is a third of the instructions of libm's `sincosf` and has no branch,
+/// where the library's branch on the angle's range is a coin toss for random headings.
+#[inline(always)]
+pub(crate) fn turned(s: f32, c: f32, t: f32) -> (f32, f32) {
+    let t2 = t * t;
+    let st = t * (1.0 - t2 * (1.0 / 6.0 - t2 * (1.0 / 120.0)));
+    let ct = 1.0 - t2 * (0.5 - t2 * (1.0 / 24.0 - t2 * (1.0 / 720.0)));
+    (s * ct + c * st, c * ct - s * st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The steering turn against an f64 reference (`atan2` of the turn's sine and cosine,
+    /// clamped) over random headings, pushes of every size and limits on both sides of
+    /// [`SHORT_TURN`]: all three ways of working it out are taken. The series is within
+    /// 3e-7 rad (the turn's sine and cosine are f32 dot products, each within about an ulp
+    /// of |steer|, 1.2e-7 relative, and the cosine is at least 0.99 |steer| there); the
+    /// turns past atan(0.1) are exactly ±max; libm's way within 1e-6 rad (the angle of steer
+    /// and the difference are rounded near π and 2π, 2.4e-7 and 4.8e-7 rad a rounding, and
+    /// the wrap adds an f32 2π, 1.7e-7 short).
+    #[test]
+    fn steering_turns_match_the_arctangent() {
+        let mut rng = crate::crowd::rng::Rng::new(31);
+        let mut taken = [0usize; 3];
+        for k in 0..200_000 {
+            let h = rng.range(-PI, PI);
+            let (s, c) = h.sin_cos();
+            let scale = [0.01, 0.3, 1.0, 3.0][k % 4];
+            let push = Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * scale;
+            let steer = Vec2::new(s, c) + push;
+            let max = [0.0417, 0.0995, 0.0997, 0.3, 2.5][k % 5];
+            let (sx, sy, s64, c64) = (
+                f64::from(steer.x),
+                f64::from(steer.y),
+                f64::from(s),
+                f64::from(c),
+            );
+            let (y, x) = (sx * c64 - sy * s64, sy * c64 + sx * s64);
+            let reference = y.atan2(x).clamp(-f64::from(max), f64::from(max));
+            let turn = steer_turn(h, s, c, steer, max);
+            let short = x > 0.0 && y.abs() <= 0.1 * x;
+            let (way, tolerance) = if short {
+                (0, 3e-7)
+            } else if max < SHORT_TURN {
+                (1, 0.0)
+            } else {
+                (2, 1e-6)
+            };
+            assert!(
+                (f64::from(turn) - reference).abs() <= tolerance,
+                "h {h}, steer {steer}, max {max}: {turn} against {reference}"
+            );
+            taken[way] += 1;
+        }
+        assert!(taken.iter().all(|&n| n > 10_000), "{taken:?}");
+        // Straight behind: the most allowed, clockwise, as the wrap into [−π, π) gives.
+        assert_eq!(steer_turn(0.0, 0.0, 1.0, Vec2::new(0.0, -2.0), 0.04), -0.04);
+    }
+
+    /// A turned sine and cosine against f64's of the turned angle, over random headings and
+    /// turns up to [`SHORT_ROTATION`] either way: within 3e-7 (the inputs are f32 sines and
+    /// cosines, each within half an ulp, 6e-8; the rotation adds two products and a sum per
+    /// value, a few roundings of values up to 1; the series' error is below 2e-11).
+    #[test]
+    fn turned_sines_and_cosines_match_the_turned_angle() {
+        let mut rng = crate::crowd::rng::Rng::new(44);
+        for _ in 0..200_000 {
+            let h = rng.range(-PI, PI);
+            let t = rng.range(-SHORT_ROTATION, SHORT_ROTATION);
+            let (s, c) = h.sin_cos();
+            let (ts, tc) = turned(s, c, t);
+            let exact = (f64::from(h) + f64::from(t)).sin_cos();
+            assert!(
+                (f64::from(ts) - exact.0).abs() < 3e-7 && (f64::from(tc) - exact.1).abs() < 3e-7,
+                "h {h}, t {t}: ({ts}, {tc}) against {exact:?}"
+            );
+        }
+    }
+}
