@@ -20,7 +20,7 @@ use super::agent::{Agent, MAX_DRIFT, choose};
 use super::grid::{EXACT_IDS, Grid, ids_as_floats};
 use super::palette::Palette;
 use super::terrain::Terrain;
-use super::turn::{SHORT_ROTATION, steer_turn, turned, wrap_angle};
+use super::turn::{sin_cos_after_turn, steer_turn, wrap_angle};
 
 /// Neighbours closer than this are steered away from, metres.
 pub const AVOID_RADIUS: f32 = 1.2;
@@ -360,11 +360,7 @@ pub fn step(a: &mut Agent, away: Vec2, ctx: &StepContext) {
         let correction = steer_turn(a.heading, s, c, Vec2::new(s, c) + push, MAX_TURN * dt);
         let turn = correction + a.drift * dt;
         a.heading = wrap_angle(a.heading + turn);
-        let (s, c) = if turn.abs() <= SHORT_ROTATION {
-            turned(s, c, turn)
-        } else {
-            a.heading.sin_cos()
-        };
+        let (s, c) = sin_cos_after_turn(s, c, turn, a.heading);
         a.position += Vec3::new(s, 0.0, c) * (speed * dt);
         a.position.y = ctx.terrain.height(a.position.x, a.position.z);
     }

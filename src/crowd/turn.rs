@@ -45,9 +45,9 @@ pub(crate) const SHORT_TURN: f32 = 0.0996;
 pub(crate) fn steer_turn(h: f32, s: f32, c: f32, steer: Vec2, max: f32) -> f32 {
     let y = steer.x * c - steer.y * s;
     let x = steer.y * c + steer.x * s;
-    // Both ways worked out and one chosen, without a branch: which one a step takes is a
-    // coin toss for the branch predictor. (Where x is 0 the quotient is not finite: not
-    // chosen.)
+    // Both ways worked out before one is chosen, so that the compiler may choose with a
+    // select instead of a branch: which one a step takes is a coin toss for the branch
+    // predictor. (Where x is 0 the quotient is not finite: not chosen.)
     let short = (x > 0.0) & (y.abs() <= 0.1 * x);
     let z = y / x;
     let z2 = z * z;
@@ -67,7 +67,7 @@ pub(crate) fn steer_turn(h: f32, s: f32, c: f32, steer: Vec2, max: f32) -> f32 {
 
 /// The largest turn [`turned`] serves, radians: its series' next terms, t⁷/5040 and
 /// t⁸/40320, are below 2e-11 there, far under an f32 rounding.
-pub(crate) const SHORT_ROTATION: f32 = 0.1;
+const SHORT_ROTATION: f32 = 0.1;
 
 /// The sine and cosine of h + `t` from those of h (`s`, `c`), for a turn of at most
 /// [`SHORT_ROTATION`] radians: the turn's own from their series to t⁵ and t⁶, then a
@@ -75,11 +75,23 @@ pub(crate) const SHORT_ROTATION: f32 = 0.1;
 /// second, and this is a third of the instructions of libm's `sincosf` and has no branch,
 /// where the library's branch on the angle's range is a coin toss for random headings.
 #[inline(always)]
-pub(crate) fn turned(s: f32, c: f32, t: f32) -> (f32, f32) {
+fn turned(s: f32, c: f32, t: f32) -> (f32, f32) {
     let t2 = t * t;
     let st = t * (1.0 - t2 * (1.0 / 6.0 - t2 * (1.0 / 120.0)));
     let ct = 1.0 - t2 * (0.5 - t2 * (1.0 / 24.0 - t2 * (1.0 / 720.0)));
     (s * ct + c * st, c * ct - s * st)
+}
+
+/// The sine and cosine of a heading `after` turned by `t` radians from one whose sine and
+/// cosine are `s`, `c`: [`turned`] for turns of up to [`SHORT_ROTATION`] (a step's, at 60
+/// steps a second), libm's of `after` beyond.
+#[inline(always)]
+pub(crate) fn sin_cos_after_turn(s: f32, c: f32, t: f32, after: f32) -> (f32, f32) {
+    if t.abs() <= SHORT_ROTATION {
+        turned(s, c, t)
+    } else {
+        after.sin_cos()
+    }
 }
 
 #[cfg(test)]
