@@ -257,12 +257,12 @@ fn main() {
                     format!("{:>13}", "-")
                 } else {
                     let (a, b) = quantiles(v);
-                    format!("{a:>6.2} {b:>6.2}")
+                    format!("{a:>6.3} {b:>6.3}")
                 }
             };
             let (up, cpu) = (pair(&mut uploads), pair(&mut frame_cpu));
             println!(
-                "{preset:>10}  {count:>7}  {s50:>6.2} {s95:>6.2}  {l50:>6.2} {l95:>6.2}  {t50:>6.2} {t95:>6.2}  {up}  {cpu}  {:>8.0}  {:>8.0}  {:>8.0}  {:>7.2}  {first:>8.2}",
+                "{preset:>10}  {count:>7}  {s50:>6.3} {s95:>6.3}  {l50:>6.3} {l95:>6.3}  {t50:>6.3} {t95:>6.3}  {up}  {cpu}  {:>8.0}  {:>8.0}  {:>8.0}  {:>7.2}  {first:>8.2}",
                 quantiles(&mut drawn).0,
                 quantiles(&mut stepped).0,
                 quantiles(&mut written).0,
