@@ -285,8 +285,8 @@ pub fn avoidance(grid: &Grid, due: impl Fn(u32) -> bool + Sync, out: &mut Pushes
                 n += usize::from(due(id));
             }
             for &k in &listed[..n] {
-                let (k, i) = (usize::from(k), start + b * WALK_BLOCK + usize::from(k));
-                let id = block[k];
+                let k = usize::from(k);
+                let (i, id) = (start + b * WALK_BLOCK + k, block[k]);
                 out.set(id, away_from(grid, Vec2::new(xs[i], zs[i]), id));
             }
         }

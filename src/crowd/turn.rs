@@ -4,7 +4,7 @@
 //! where libm's `atan2f` and `sincosf` cost many instructions and branches that random
 //! headings make a coin toss for the branch predictor; libm's `atan2f` serves long steps.
 
-use std::f32::consts::{PI, TAU};
+use std::f32::consts::{FRAC_2_PI, PI, TAU};
 
 use glam::Vec2;
 
@@ -79,7 +79,7 @@ pub(crate) fn sin_cos(h: f32) -> (f32, f32) {
     // Rounding to the nearest integer by adding and taking away 1.5·2²³ (f32 `round` is a
     // library call without SSE4.1); exact for |q| < 2²², ties to even.
     const ROUND: f32 = 12_582_912.0;
-    let q = (h * std::f32::consts::FRAC_2_PI + ROUND) - ROUND;
+    let q = (h * FRAC_2_PI + ROUND) - ROUND;
     // π/2 in three parts, the first two with few enough bits that q times them is exact.
     let r = ((h - q * 1.570_312_5) - q * 4.837_513e-4) - q * 7.549_79e-8;
     let r2 = r * r;
