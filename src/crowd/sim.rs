@@ -372,7 +372,7 @@ pub fn step(a: &mut Agent, away: Vec2, ctx: &StepContext) {
         // One sine and cosine a step: the heading's, turned below by the step's small turn.
         // (With nothing to steer from, the turn towards (s, c) is exactly 0: s·c − c·s.)
         let (s, c) = sin_cos(a.heading);
-        let correction = steer_turn(a.heading, s, c, Vec2::new(s, c) + push, MAX_TURN * dt);
+        let correction = steer_turn(s, c, Vec2::new(s, c) + push, MAX_TURN * dt);
         let turn = correction + a.drift * dt;
         a.heading = wrap_angle(a.heading + turn);
         let (s, c) = sin_cos_after_turn(s, c, turn, a.heading);
