@@ -79,9 +79,9 @@ pub(crate) fn steer_turn(s: f32, c: f32, steer: Vec2, max: f32) -> f32 {
 /// with selects, one division either way), Cephes' minimax polynomial for `atanf` there,
 /// then the octant put back with selects. libm's `atan2f`, which this replaces, took 129
 /// instructions a call and branched on the octant and the ratio's size, a coin toss for
-/// random steering: at 10,000 agents, LOD `balanced`, it was a third of the crowd update's
-/// mispredicted branches (callgrind's branch simulator). Within 4e-7 rad of f64 (the test
-/// below).
+/// random steering: at 10,000 agents, LOD `balanced`, it was nearly a third of the crowd
+/// update's mispredicted branches (callgrind's branch simulator). Within 4e-7 rad of f64
+/// (the test below).
 #[inline(always)]
 fn turn_towards(y: f32, x: f32, max: f32) -> f32 {
     let (ax, ay) = (x.abs(), y.abs());
