@@ -23,6 +23,15 @@ fn main() -> ExitCode {
         // environment concurrently.
         unsafe { std::env::set_var(name, value) };
     }
+    // The main thread as one of rayon's workers (as many as there are cores, this one
+    // included), not a third thread that waits beside two. A crowd update's parallel pass
+    // then wakes one worker where it woke two at once, and after a frame of software
+    // rendering the scheduler often put those two on the same core (counted: the step pass's
+    // jobs by worker and core in `throng bench`), which made the passes up to 1.7 times
+    // slower. Fails only when a pool exists already, which cannot happen this early.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build_global();
     match throng::cli::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
