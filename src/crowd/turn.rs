@@ -207,7 +207,8 @@ mod tests {
             } else {
                 let octant = (angle + std::f64::consts::PI) / std::f64::consts::FRAC_PI_4;
                 octants[octant as usize % 8] += 1;
-                upper += usize::from(x.abs().min(y.abs()) > 0.414_213_57 * x.abs().max(y.abs()));
+                let (lo, hi) = (x.abs().min(y.abs()), x.abs().max(y.abs()));
+                upper += usize::from(lo > f64::from(TAN_PI_8) * hi);
                 (2, 4e-7)
             };
             assert!(
