@@ -17,6 +17,9 @@
 //! frame (update + upload) are printed; the frame is submitted (empty) and waited for outside
 //! the timed part. Without an adapter those columns say `-`.
 //!
+//! Rayon's pool is built as the `throng` binary builds it, the main thread one of its workers
+//! (docs/CROWD.md, "Cost").
+//!
 //! Run: `cargo bench --bench crowd`. THRONG_BENCH_COUNTS (e.g. `100000`) limits the counts;
 //! THRONG_BENCH_PRESETS (e.g. `balanced,aggressive`) chooses the presets.
 //! Reads bake/mannequin.throng, baking it first (as `throng bake` would) when it is missing
@@ -135,6 +138,12 @@ fn open_bake(root: &Path) -> ThrongFile {
 }
 
 fn main() {
+    // The pool as the `throng` binary builds it and docs/CROWD.md asks of a program: the
+    // calling thread one of its workers, so that the crowd is measured the way it runs.
+    // Fails only when a pool exists already, which cannot happen this early.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build_global();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let file = open_bake(root);
     let presets = LodPresets::builtin();
