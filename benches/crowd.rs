@@ -1,6 +1,12 @@
-//! The crowd's CPU cost per frame: `Crowd::update` (neighbour grid, culling, LOD levels,
-//! bucket moves, the steps of due agents and their records) for 1,000, 10,000 and 100,000
-//! agents of the default mannequin bake, under the `balanced` and `off` LOD presets.
+//! The crowd's CPU cost per frame for 1,000, 10,000 and 100,000 agents of the default
+//! mannequin bake, under the `balanced` and `off` LOD presets, in two scenes:
+//! - `plaza`: the demo's wandering crowd, `Plaza::update` (neighbour grid, culling, LOD
+//!   levels, bucket moves, the steps of due agents and their records);
+//! - `driven`: a game's crowd, every agent's place written by the program each frame
+//!   (`Crowd::set_transforms`: columns marching across a square as large as the plaza, at
+//!   the walk's ground speed) and then `Crowd::update` (culling, LOD levels, bucket moves,
+//!   the due agents' animations and records). The positions are worked out before the timer
+//!   starts: what is timed is throng's part (the write, the update and the upload).
 //!
 //! A camera orbits over the plaza, 15 m up, looking across it; each crowd runs 60 warm-up
 //! frames, then 300 measured frames at 1/60 s. Printed per case: median and 95th percentile of
@@ -21,18 +27,23 @@
 //! (docs/CROWD.md, "Cost").
 //!
 //! Run: `cargo bench --bench crowd`. THRONG_BENCH_COUNTS (e.g. `100000`) limits the counts;
-//! THRONG_BENCH_PRESETS (e.g. `balanced,aggressive`) chooses the presets.
+//! THRONG_BENCH_PRESETS (e.g. `balanced,aggressive`) chooses the presets;
+//! THRONG_BENCH_SCENES (`plaza`, `driven`) the scenes.
 //! Reads bake/mannequin.throng, baking it first (as `throng bake` would) when it is missing
 //! or unreadable.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use glam::Vec3;
 use throng::bake::{BakeOptions, Recipe, bake};
-use throng::crowd::{Crowd, CrowdSettings, LodPresets, View};
+use throng::crowd::{
+    AgentId, Crowd, CrowdSettings, LodPolicy, LodPresets, Plaza, PlazaSettings, Spawn, UpdateStats,
+    View,
+};
 use throng::format::ThrongFile;
 use throng::render::{BackendChoice, CrowdFrame, CrowdRenderer, Gpu, PassFormat, SkinningPath};
 
@@ -100,11 +111,11 @@ fn orbit(half: f32, k: u32) -> View {
 /// Writes the crowd's changed records to the renderer's instance buffer (as the demo does)
 /// and returns the seconds it took; then submits and waits, untimed, so the writes are
 /// flushed. `None` without a GPU.
-fn upload(
+fn upload<S: throng::crowd::AgentData>(
     gpu: &Option<Gpu>,
     renderer: Option<&mut CrowdRenderer>,
     file: &ThrongFile,
-    crowd: &Crowd,
+    crowd: &Crowd<S>,
     view: &View,
 ) -> Option<f64> {
     let (g, r) = (gpu.as_ref()?, renderer?);
@@ -117,6 +128,125 @@ fn upload(
         .poll(wgpu::PollType::wait_indefinitely())
         .expect("poll");
     Some(stats.upload_seconds)
+}
+
+/// A scene the bench runs: the plaza, or a crowd the program drives.
+// One scene lives at a time: the size of its variants does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Scene {
+    Plaza(Plaza),
+    Driven {
+        crowd: Crowd,
+        /// Each agent's place this frame, worked out before the timer starts.
+        moves: Vec<(AgentId, Vec3, f32)>,
+        half: f32,
+        speed: f32,
+    },
+}
+
+impl Scene {
+    fn new(name: &str, file: &Arc<ThrongFile>, count: usize, policy: LodPolicy) -> Self {
+        let plaza = PlazaSettings {
+            count,
+            seed: 1,
+            ..PlazaSettings::default()
+        };
+        if name == "plaza" {
+            return Self::Plaza(Plaza::new(file.clone(), &plaza, policy).expect("plaza"));
+        }
+        // Columns 2 m apart, rows 3 m apart (the plaza's 6 m² an agent), marching along +x.
+        let mut crowd = Crowd::new(file.clone(), &CrowdSettings::default(), policy).expect("crowd");
+        let character = &crowd.palette().characters()[0];
+        let gait = character
+            .walk()
+            .map_or(character.locomotion[0], |w| character.locomotion[w]);
+        let side = (count as f32 * plaza.area_per_agent).sqrt();
+        let half = 0.5 * side;
+        let columns = (side / 2.0).ceil().max(1.0) as usize;
+        let spawns: Vec<_> = (0..count)
+            .map(|i| {
+                let (row, column) = (i / columns, i % columns);
+                let at = Vec3::new(-half + 2.0 * column as f32, 0.0, -half + 3.0 * row as f32);
+                let phase = (i % 17) as f32 / 17.0;
+                let spawn = Spawn::new(0, gait.anim, at)
+                    .with_heading(std::f32::consts::FRAC_PI_2)
+                    .with_play(throng::crowd::Play::at_phase(phase));
+                (spawn, ())
+            })
+            .collect();
+        let ids = crowd.spawn_many(&spawns).expect("spawn");
+        let moves = ids
+            .iter()
+            .zip(&spawns)
+            .map(|(&id, (s, _))| (id, s.position, s.heading))
+            .collect();
+        Self::Driven {
+            crowd,
+            moves,
+            half,
+            speed: gait.speed,
+        }
+    }
+
+    fn half(&self) -> f32 {
+        match self {
+            Self::Plaza(p) => p.half_size(),
+            Self::Driven { half, .. } => *half,
+        }
+    }
+
+    /// The program's own work for the next frame (untimed): the marchers' places.
+    fn prepare(&mut self) {
+        if let Self::Driven {
+            moves, half, speed, ..
+        } = self
+        {
+            for (_, p, _) in moves.iter_mut() {
+                p.x += *speed * DT;
+                if p.x > *half {
+                    p.x -= 2.0 * *half;
+                }
+            }
+        }
+    }
+
+    /// The timed part: the program's writes and the crowd's update.
+    fn update(&mut self, view: &View) -> UpdateStats {
+        match self {
+            Self::Plaza(p) => p.update(DT, view),
+            Self::Driven { crowd, moves, .. } => {
+                crowd.set_transforms(moves).expect("places");
+                crowd.update(DT, view)
+            }
+        }
+    }
+
+    fn upload(
+        &self,
+        gpu: &Option<Gpu>,
+        renderer: Option<&mut CrowdRenderer>,
+        file: &ThrongFile,
+        view: &View,
+    ) -> Option<f64> {
+        match self {
+            Self::Plaza(p) => upload(gpu, renderer, file, p.crowd(), view),
+            Self::Driven { crowd, .. } => upload(gpu, renderer, file, crowd, view),
+        }
+    }
+
+    fn clear_dirty(&mut self) {
+        match self {
+            Self::Plaza(p) => p.crowd_mut().clear_dirty(),
+            Self::Driven { crowd, .. } => crowd.clear_dirty(),
+        }
+    }
+
+    fn records(&self) -> &[throng::crowd::InstanceRecord] {
+        match self {
+            Self::Plaza(p) => p.crowd().records(),
+            Self::Driven { crowd, .. } => crowd.records(),
+        }
+    }
 }
 
 fn open_bake(root: &Path) -> ThrongFile {
@@ -145,7 +275,7 @@ fn main() {
         .use_current_thread()
         .build_global();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let file = open_bake(root);
+    let file = Arc::new(open_bake(root));
     let presets = LodPresets::builtin();
     let gpu = Gpu::new(BackendChoice::Auto)
         .map_err(|e| eprintln!("no upload measured: {e}"))
@@ -161,11 +291,12 @@ fn main() {
         .map(|v| v.split(',').filter_map(|c| c.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
     println!(
-        "Crowd::update, {} rayon threads, {WARM_UP} warm-up + {FRAMES} frames at 1/60 s",
+        "Plaza::update and Crowd::set_transforms + update, {} rayon threads, {WARM_UP} warm-up + {FRAMES} frames at 1/60 s",
         rayon::current_num_threads()
     );
     println!(
-        "{:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
+        "{:>6}  {:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
+        "scene",
         "preset",
         "agents",
         "simulate ms",
@@ -180,7 +311,8 @@ fn main() {
         "first"
     );
     println!(
-        "{:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
+        "{:>6}  {:>10}  {:>7}  {:>13}  {:>13}  {:>13}  {:>13}  {:>13}  {:>8}  {:>8}  {:>8}  {:>7}  {:>8}",
+        "",
         "",
         "",
         "median  p95",
@@ -198,91 +330,95 @@ fn main() {
         .ok()
         .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
         .unwrap_or_else(|| vec!["balanced".into(), "off".into()]);
-    for preset in &names {
-        let Some(policy) = presets.get(preset).cloned() else {
-            eprintln!(
-                "no preset '{preset}' (built in: {})",
-                presets.names().collect::<Vec<_>>().join(", ")
-            );
-            continue;
-        };
-        for &count in &counts {
-            let settings = CrowdSettings {
-                count,
-                seed: 1,
-                ..CrowdSettings::default()
+    let scenes: Vec<String> = std::env::var("THRONG_BENCH_SCENES")
+        .ok()
+        .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
+        .unwrap_or_else(|| vec!["plaza".into(), "driven".into()]);
+    for scene_name in &scenes {
+        for preset in &names {
+            let Some(policy) = presets.get(preset).cloned() else {
+                eprintln!(
+                    "no preset '{preset}' (built in: {})",
+                    presets.names().collect::<Vec<_>>().join(", ")
+                );
+                continue;
             };
-            let mut crowd = Crowd::new(&file, &settings, policy.without_live()).expect("crowd");
-            let half = crowd.plaza_half_size();
-            let start = Instant::now();
-            crowd.update(&file, DT, &orbit(half, 0)).expect("update");
-            let first = start.elapsed().as_secs_f64() * 1e3;
-            crowd.clear_dirty();
-            for k in 1..WARM_UP {
-                let view = orbit(half, k);
-                crowd.update(&file, DT, &view).expect("update");
-                // Warm the instance buffer too (its first write covers every record).
-                upload(&gpu, renderer.as_mut(), &file, &crowd, &view);
-                crowd.clear_dirty();
-            }
-            let (mut sim, mut lod, mut total) = (Vec::new(), Vec::new(), Vec::new());
-            let (mut uploads, mut frame_cpu) = (Vec::new(), Vec::new());
-            let (mut drawn, mut stepped, mut written) = (Vec::new(), Vec::new(), Vec::new());
-            for v in [
-                &mut sim,
-                &mut lod,
-                &mut total,
-                &mut drawn,
-                &mut stepped,
-                &mut written,
-            ] {
-                v.reserve(FRAMES as usize);
-            }
-            let mut allocations = 0;
-            for k in WARM_UP..WARM_UP + FRAMES {
-                let view = orbit(half, k);
-                let before = ALLOCATIONS.load(Ordering::Relaxed);
+            for &count in &counts {
+                let mut scene = Scene::new(scene_name, &file, count, policy.without_live());
+                let half = scene.half();
+                scene.prepare();
                 let start = Instant::now();
-                let stats = crowd.update(&file, DT, &view).expect("update");
-                let seconds = start.elapsed().as_secs_f64();
-                allocations += ALLOCATIONS.load(Ordering::Relaxed) - before;
-                if let Some(up) = upload(&gpu, renderer.as_mut(), &file, &crowd, &view) {
-                    uploads.push(up * 1e3);
-                    frame_cpu.push((seconds + up) * 1e3);
+                scene.update(&orbit(half, 0));
+                let first = start.elapsed().as_secs_f64() * 1e3;
+                scene.clear_dirty();
+                for k in 1..WARM_UP {
+                    let view = orbit(half, k);
+                    scene.prepare();
+                    scene.update(&view);
+                    // Warm the instance buffer too (its first write covers every record).
+                    scene.upload(&gpu, renderer.as_mut(), &file, &view);
+                    scene.clear_dirty();
                 }
-                crowd.clear_dirty();
-                sim.push(stats.simulate_seconds * 1e3);
-                lod.push(stats.lod_seconds * 1e3);
-                total.push(seconds * 1e3);
-                drawn.push(stats.visible as f64);
-                stepped.push(stats.due as f64);
-                written.push(stats.written as f64);
+                let (mut sim, mut lod, mut total) = (Vec::new(), Vec::new(), Vec::new());
+                let (mut uploads, mut frame_cpu) = (Vec::new(), Vec::new());
+                let (mut drawn, mut stepped, mut written) = (Vec::new(), Vec::new(), Vec::new());
+                for v in [
+                    &mut sim,
+                    &mut lod,
+                    &mut total,
+                    &mut drawn,
+                    &mut stepped,
+                    &mut written,
+                ] {
+                    v.reserve(FRAMES as usize);
+                }
+                let mut allocations = 0;
+                for k in WARM_UP..WARM_UP + FRAMES {
+                    let view = orbit(half, k);
+                    scene.prepare();
+                    let before = ALLOCATIONS.load(Ordering::Relaxed);
+                    let start = Instant::now();
+                    let stats = scene.update(&view);
+                    let seconds = start.elapsed().as_secs_f64();
+                    allocations += ALLOCATIONS.load(Ordering::Relaxed) - before;
+                    if let Some(up) = scene.upload(&gpu, renderer.as_mut(), &file, &view) {
+                        uploads.push(up * 1e3);
+                        frame_cpu.push((seconds + up) * 1e3);
+                    }
+                    scene.clear_dirty();
+                    sim.push(stats.simulate_seconds * 1e3);
+                    lod.push(stats.lod_seconds * 1e3);
+                    total.push(seconds * 1e3);
+                    drawn.push(stats.visible as f64);
+                    stepped.push(stats.due as f64);
+                    written.push(stats.written as f64);
+                }
+                let (s50, s95) = quantiles(&mut sim);
+                let (l50, l95) = quantiles(&mut lod);
+                let (t50, t95) = quantiles(&mut total);
+                let pair = |v: &mut Vec<f64>| {
+                    if v.is_empty() {
+                        format!("{:>13}", "-")
+                    } else {
+                        let (a, b) = quantiles(v);
+                        format!("{a:>6.3} {b:>6.3}")
+                    }
+                };
+                let (up, cpu) = (pair(&mut uploads), pair(&mut frame_cpu));
+                println!(
+                    "{scene_name:>6}  {preset:>10}  {count:>7}  {s50:>6.3} {s95:>6.3}  {l50:>6.3} {l95:>6.3}  {t50:>6.3} {t95:>6.3}  {up}  {cpu}  {:>8.0}  {:>8.0}  {:>8.0}  {:>7.2}  {first:>8.2}",
+                    quantiles(&mut drawn).0,
+                    quantiles(&mut stepped).0,
+                    quantiles(&mut written).0,
+                    allocations as f64 / f64::from(FRAMES)
+                );
+                println!(
+                    "{:>17}  records after frame {}: checksum {:016x}",
+                    "",
+                    WARM_UP + FRAMES,
+                    checksum(bytemuck::cast_slice(scene.records()))
+                );
             }
-            let (s50, s95) = quantiles(&mut sim);
-            let (l50, l95) = quantiles(&mut lod);
-            let (t50, t95) = quantiles(&mut total);
-            let pair = |v: &mut Vec<f64>| {
-                if v.is_empty() {
-                    format!("{:>13}", "-")
-                } else {
-                    let (a, b) = quantiles(v);
-                    format!("{a:>6.3} {b:>6.3}")
-                }
-            };
-            let (up, cpu) = (pair(&mut uploads), pair(&mut frame_cpu));
-            println!(
-                "{preset:>10}  {count:>7}  {s50:>6.3} {s95:>6.3}  {l50:>6.3} {l95:>6.3}  {t50:>6.3} {t95:>6.3}  {up}  {cpu}  {:>8.0}  {:>8.0}  {:>8.0}  {:>7.2}  {first:>8.2}",
-                quantiles(&mut drawn).0,
-                quantiles(&mut stepped).0,
-                quantiles(&mut written).0,
-                allocations as f64 / f64::from(FRAMES)
-            );
-            println!(
-                "{:>10}  records after frame {}: checksum {:016x}",
-                "",
-                WARM_UP + FRAMES,
-                checksum(bytemuck::cast_slice(crowd.records()))
-            );
         }
     }
 }

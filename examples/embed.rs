@@ -21,7 +21,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, bail};
 use glam::{Mat4, Vec3};
 use throng::bake::{BakeOptions, default_bake};
-use throng::crowd::{Crowd, CrowdSettings, LodPresets, View};
+use throng::crowd::{LodPresets, Plaza, PlazaSettings, View};
 use throng::format::ThrongFile;
 use throng::render::{
     CrowdFrame, CrowdRenderer, Gpu, PassFormat, PathLimits, PathRequest, SkinningPath, choose_path,
@@ -100,11 +100,12 @@ fn main() -> Result<()> {
             eprintln!("baking {} first", recipe.output.display())
         })?,
     };
-    let file = ThrongFile::open(&bake)?;
-    // 2. A crowd of it: pure CPU, no GPU needed.
-    let settings = CrowdSettings {
+    let file = Arc::new(ThrongFile::open(&bake)?);
+    // 2. A crowd of it: pure CPU, no GPU needed. throng's own plaza crowd wanders about
+    // (examples/march.rs drives every agent from the program instead).
+    let settings = PlazaSettings {
         count: AGENTS,
-        ..CrowdSettings::default()
+        ..PlazaSettings::default()
     };
     // Its live tier is for the hybrid path (throng::hybrid); this program draws every agent
     // from the bake.
@@ -112,7 +113,7 @@ fn main() -> Result<()> {
         .get("balanced")
         .map(|p| p.without_live())
         .unwrap_or_default();
-    let crowd = Crowd::new(&file, &settings, policy)?;
+    let crowd = Plaza::new(file.clone(), &settings, policy)?;
     // 3. The program's window and event loop.
     let event_loop = EventLoop::new().context("no display to open a window on")?;
     let mut app = App {
@@ -177,8 +178,8 @@ struct State {
 struct App {
     display: winit::event_loop::OwnedDisplayHandle,
     options: Options,
-    file: ThrongFile,
-    crowd: Crowd,
+    file: Arc<ThrongFile>,
+    crowd: Plaza,
     camera: Orbit,
     drag: Option<(f64, f64)>,
     state: Option<State>,
@@ -266,8 +267,8 @@ impl App {
             view_proj,
             eye: self.camera.eye(),
         };
-        self.crowd.update(&self.file, 1.0 / 30.0, &view)?;
-        let frame = CrowdFrame::of(&self.crowd);
+        self.crowd.update(1.0 / 30.0, &view);
+        let frame = CrowdFrame::of(self.crowd.crowd());
         // throng, step 1: write the frame's changes on the queue.
         s.renderer
             .prepare(&s.gpu, &self.file, &frame, view_proj, s.path)?;
@@ -331,7 +332,7 @@ impl App {
             s.renderer.draw(&mut pass, &frame, s.path);
         }
         s.queue.submit([encoder.finish()]);
-        self.crowd.clear_dirty();
+        self.crowd.crowd_mut().clear_dirty();
         self.frames += 1;
         if let (Some(texture), Some(path)) = (&shot, &self.options.screenshot) {
             read_texture(&s.gpu, texture)?

@@ -6,17 +6,19 @@
 mod common;
 
 use common::gpu::mannequin_bake;
+use std::sync::Arc;
+
 use glam::{Mat4, Vec3};
 use throng::bake::{BakeOptions, Recipe, Replay, bake};
 use throng::crowd::terrain::Terrain;
-use throng::crowd::{Crowd, CrowdSettings, LodPresets, Playback, View};
+use throng::crowd::{LodPresets, Playback, Plaza, PlazaSettings, View};
 use throng::format::ThrongFile;
 use throng::hybrid::pose::{Placement, bake_pose, foot_errors, foot_ik, largest_gap};
 use throng::hybrid::{LiveRig, LiveTier, quantile_abs};
 use throng::import::ExternalFiles;
 
-fn open() -> ThrongFile {
-    ThrongFile::open(mannequin_bake()).unwrap()
+fn open() -> Arc<ThrongFile> {
+    Arc::new(ThrongFile::open(mannequin_bake()).unwrap())
 }
 
 /// The idle mannequin at `x`, z 0, facing +z on the relief: its pose in the bake, and the
@@ -93,17 +95,17 @@ fn ik_puts_both_feet_on_the_steps_where_the_bake_leaves_one_in_the_air() {
 }
 
 /// A crowd of `count` on the relief, with the balanced preset's live tier capped at `max`.
-fn crowd(file: &ThrongFile, count: usize, max: u32) -> Crowd {
+fn plaza(file: &Arc<ThrongFile>, count: usize, max: u32) -> Plaza {
     let mut policy = LodPresets::builtin().get("balanced").unwrap().clone();
     policy.live_max = max;
     policy.live_distance = 30.0;
-    let settings = CrowdSettings {
+    let settings = PlazaSettings {
         count,
         seed: 3,
         terrain: Terrain::Relief,
-        ..CrowdSettings::default()
+        ..PlazaSettings::default()
     };
-    Crowd::new(file, &settings, policy).unwrap()
+    Plaza::new(file.clone(), &settings, policy).unwrap()
 }
 
 /// Frame `k` of a camera sweeping over the terrace and back, so agents join and leave.
@@ -123,14 +125,15 @@ fn sweep(k: usize) -> View {
 fn handoffs_round_trip_without_a_jump_and_the_tier_keeps_to_live_max() {
     let file = open();
     let max = 40;
-    let mut crowd = crowd(&file, 3000, max);
+    let mut plaza = plaza(&file, 3000, max);
     let mut tier = LiveTier::new(&file).unwrap();
     assert!(tier.is_evaluated(), "{:?}", tier.why_baked());
     tier.set_measuring(true);
     let mut most = 0;
     for k in 0..480 {
         let view = sweep(k);
-        crowd.update(&file, 1.0 / 60.0, &view).unwrap();
+        plaza.update(1.0 / 60.0, &view);
+        let crowd = plaza.crowd_mut();
         // Heads turn toward the camera too: the handoff blend fades the turn in and out.
         tier.set_look_at(Some(view.eye));
         let live: usize = crowd
@@ -144,7 +147,7 @@ fn handoffs_round_trip_without_a_jump_and_the_tier_keeps_to_live_max() {
             "frame {k}: {live} live agents, live_max {max}"
         );
         most = most.max(live);
-        let stats = tier.evaluate(&file, &mut crowd, Terrain::Relief);
+        let stats = tier.evaluate(&file, crowd, Terrain::Relief);
         assert_eq!(stats.agents, live);
         crowd.clear_dirty();
     }

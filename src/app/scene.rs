@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use glam::Mat4;
@@ -11,7 +12,7 @@ use glam::Mat4;
 use super::AppError;
 use super::camera::{OrbitCamera, size_scale};
 use crate::crowd::terrain::Terrain;
-use crate::crowd::{Crowd, CrowdSettings, LodPolicy, LodPresets, UpdateStats, View};
+use crate::crowd::{CrowdSettings, LodPolicy, LodPresets, Plaza, PlazaSettings, UpdateStats, View};
 use crate::format::ThrongFile;
 use crate::hybrid::{LiveStats, LiveTier};
 use crate::render::{
@@ -189,9 +190,9 @@ pub const HISTORY: usize = 300;
 /// The demo's state, without the GPU.
 pub struct Scene {
     /// The bake.
-    pub file: ThrongFile,
+    pub file: Arc<ThrongFile>,
     /// The agents.
-    pub crowd: Crowd,
+    pub crowd: Plaza,
     /// LOD presets on offer.
     pub presets: LodPresets,
     /// What the panel edits.
@@ -217,7 +218,7 @@ impl Scene {
     /// # Errors
     /// When the bake, the LOD presets or the preset name are wrong.
     pub fn new(options: &DemoOptions) -> Result<Self, AppError> {
-        let file = ThrongFile::open(&options.bake)?;
+        let file = Arc::new(ThrongFile::open(&options.bake)?);
         let presets = lod_presets(options.lod_config.as_deref())?;
         let policy = presets.get(&options.lod).cloned().ok_or_else(|| {
             AppError::Settings(format!(
@@ -238,24 +239,27 @@ impl Scene {
         }
         let size = character_size(&file);
         let spacing = size_scale(size);
-        let defaults = CrowdSettings::default();
-        let settings = CrowdSettings {
+        let defaults = PlazaSettings::default();
+        let settings = PlazaSettings {
             count: options.count,
             seed: options.seed,
             // Agents keep the mannequin's spacing in proportion to their size.
             area_per_agent: defaults.area_per_agent * spacing * spacing,
-            bounds_margin: attachments
-                .iter()
-                .map(Attachment::reach)
-                .fold(0.0, f32::max),
+            crowd: CrowdSettings {
+                bounds_margin: attachments
+                    .iter()
+                    .map(Attachment::reach)
+                    .fold(0.0, f32::max),
+                ..CrowdSettings::default()
+            },
             terrain: options.terrain,
             ..defaults
         };
         let live_policy = policy_for(&policy, options.skinning);
-        let mut crowd = Crowd::new(&file, &settings, live_policy)?;
-        crowd.set_lod_colours(options.lod_colours);
+        let mut crowd = Plaza::new(file.clone(), &settings, live_policy)?;
+        crowd.crowd_mut().set_lod_colours(options.lod_colours);
         let live = LiveTier::new(&file).map_err(|e| e.to_string());
-        let mut camera = OrbitCamera::overlooking(crowd.plaza_half_size(), size);
+        let mut camera = OrbitCamera::overlooking(crowd.half_size(), size);
         if let Some((target, distance)) = options.look_at {
             camera.target = target;
             camera.distance = distance.clamp(1.0, 5000.0);
@@ -297,16 +301,18 @@ impl Scene {
     pub fn apply_settings(&mut self) -> Result<(), AppError> {
         let (s, a) = (&self.settings, &mut self.applied);
         if s.count != a.count {
-            self.crowd.set_count(&self.file, s.count)?;
+            self.crowd.set_count(s.count)?;
         }
         if s.policy != a.policy || s.skinning != a.skinning {
-            self.crowd.set_policy(policy_for(&s.policy, s.skinning));
+            self.crowd
+                .crowd_mut()
+                .set_policy(policy_for(&s.policy, s.skinning));
         }
         if s.lod_colours != a.lod_colours {
-            self.crowd.set_lod_colours(s.lod_colours);
+            self.crowd.crowd_mut().set_lod_colours(s.lod_colours);
         }
         if s.freeze_lod != a.freeze_lod {
-            self.crowd.set_frozen(s.freeze_lod);
+            self.crowd.crowd_mut().set_frozen(s.freeze_lod);
         }
         *a = s.clone();
         Ok(())
@@ -322,7 +328,7 @@ impl Scene {
 
     /// The camera's view-projection matrix for an image of `aspect`.
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
-        self.camera.view_proj(aspect, self.crowd.plaza_half_size())
+        self.camera.view_proj(aspect, self.crowd.half_size())
     }
 
     /// Advances the crowd by `dt` seconds of wall time (scaled, or 0 when paused) as seen
@@ -343,7 +349,7 @@ impl Scene {
             dt * self.settings.time_scale
         };
         let view = self.view(aspect);
-        self.last.update = self.crowd.update(&self.file, dt, &view)?;
+        self.last.update = self.crowd.update(dt, &view);
         Ok(())
     }
 
@@ -359,7 +365,7 @@ impl Scene {
 
     /// The frame as the renderer reads it.
     pub fn frame(&self) -> CrowdFrame<'_> {
-        CrowdFrame::of(&self.crowd)
+        CrowdFrame::of(self.crowd.crowd())
     }
 }
 
@@ -579,7 +585,7 @@ impl Graphics {
         }
         let view_proj = scene.view_proj(aspect);
         // The panel may have changed the count, and with it the plaza's size.
-        self.stage.reach(&self.gpu, scene.crowd.plaza_half_size());
+        self.stage.reach(&self.gpu, scene.crowd.half_size());
         // The live tier poses its agents (after the crowd's update) where the hybrid path
         // draws them; on another path its agents are drawn from the bake as the rest.
         let mut live_upload = 0.0;
@@ -587,7 +593,7 @@ impl Graphics {
         if let (SkinningPath::Hybrid, Ok(tier)) = (self.path, scene.live.as_mut()) {
             let terrain = scene.crowd.settings().terrain;
             tier.set_look_at(scene.settings.head_look.then(|| scene.camera.eye()));
-            scene.last.live = tier.evaluate(&scene.file, &mut scene.crowd, terrain);
+            scene.last.live = tier.evaluate(&scene.file, scene.crowd.crowd_mut(), terrain);
             live_upload = self.renderer.upload_live(&self.gpu, tier.rows())?;
         }
         let frame = scene.frame();
@@ -600,7 +606,7 @@ impl Graphics {
         stats.draws += self.stage.encode(encoder, views, renderer, |pass| {
             renderer.draw(pass, &frame, path)
         });
-        scene.crowd.clear_dirty();
+        scene.crowd.crowd_mut().clear_dirty();
         Ok(stats)
     }
 }

@@ -4,6 +4,7 @@
 //! and with the shadowless one's (same preset).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use glam::Vec3;
@@ -15,7 +16,7 @@ use super::results::{Adapter, Case, CaseResult, HybridResult, Quality, Report, S
 use crate::bake::Recipe;
 use crate::crowd::terrain::Terrain;
 use crate::crowd::{
-    Crowd, CrowdSettings, InstanceRecord, LodPolicy, LodPresets, UpdateStats, View,
+    InstanceRecord, LodPolicy, LodPresets, Plaza, PlazaSettings, UpdateStats, View,
 };
 use crate::format::ThrongFile;
 use crate::hybrid::{LiveTier, quantile_abs};
@@ -268,7 +269,7 @@ struct Device {
 /// The state of a run across backends and cases.
 struct Runner<'a> {
     options: &'a BenchOptions,
-    file: &'a ThrongFile,
+    file: &'a Arc<ThrongFile>,
     /// The live baseline, where a live case is asked for (or why it cannot run).
     live: Option<Result<Live, BenchError>>,
     /// The last pictures of cases others are compared with (LOD preset `off` or shadows
@@ -289,7 +290,7 @@ pub fn run(
     options: &BenchOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Report, BenchError> {
-    let file = ThrongFile::open(&options.bake)?;
+    let file = Arc::new(ThrongFile::open(&options.bake)?);
     for l in &options.lods {
         if options.presets.get(l).is_none() {
             return Err(BenchError::Settings(format!(
@@ -444,11 +445,11 @@ impl Runner<'_> {
     ) -> Result<CaseResult, BenchError> {
         let case = &planned.case;
         let options = self.options;
-        let settings = CrowdSettings {
+        let settings = PlazaSettings {
             count: case.instances,
             seed: options.seed,
             terrain: options.ground,
-            ..CrowdSettings::default()
+            ..PlazaSettings::default()
         };
         // Only the hybrid path has a live tier; the others draw every agent baked.
         let policy = if planned.path == SkinningPath::Hybrid {
@@ -463,8 +464,8 @@ impl Runner<'_> {
         } else {
             None
         };
-        let mut crowd = Crowd::new(self.file, &settings, policy)?;
-        let half = crowd.plaza_half_size();
+        let mut crowd = Plaza::new(self.file.clone(), &settings, policy)?;
+        let half = crowd.half_size();
         device.stage.reach(&device.gpu, half);
         let (w, h) = options.size;
         let aspect = w as f32 / h as f32;
@@ -529,14 +530,15 @@ impl Runner<'_> {
     fn frame(
         &self,
         device: &mut Device,
-        crowd: &mut Crowd,
+        plaza: &mut Plaza,
         path: SkinningPath,
         view: &View,
         tier: Option<&mut LiveTier>,
     ) -> Result<FrameTimes, BenchError> {
-        let file = self.file;
+        let file: &ThrongFile = self.file;
         let start = Instant::now();
-        let update = crowd.update(file, DT, view)?;
+        let update = plaza.update(DT, view);
+        let crowd = plaza.crowd_mut();
         let (mut live, mut live_upload, mut live_agents) = (0.0, 0.0, 0);
         if let Some(tier) = tier {
             let stats = tier.evaluate(file, crowd, self.options.ground);

@@ -1,12 +1,12 @@
 //! Culling and LOD levels for a view: which group (character, LOD level, or culled) each agent
-//! belongs in. Reads only [`Hot`], the 28 bytes per slot kept beside the agents, so the pass
+//! belongs in. Reads only [`Hot`], the 32 bytes per slot kept beside the agents, so the pass
 //! over everyone each frame reads little memory; runs in parallel past the crowd's
 //! `parallel_min`.
 
 use glam::{Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 
-use super::agent::Agent;
+use super::agent::{Agent, flag};
 use super::cull::{Frustum, SphereTest};
 use super::lod::{LodPolicy, MAX_LEVELS};
 use super::palette::{Palette, upright_sphere};
@@ -33,6 +33,8 @@ pub(crate) struct Hot {
     pub(crate) character: u32,
     /// LOD level by distance, as last assigned; [`LIVE_LEVEL`] in the live tier.
     pub(crate) level: u8,
+    /// 1 when it may be drawn, 0 when it is hidden or despawned: culled by every view.
+    pub(crate) shown: u8,
     /// How far into the live tier it is, 0 to 1: rises from 0 as it joins, falls to 0 before
     /// it leaves (see `population::live`).
     pub(crate) blend: f32,
@@ -56,6 +58,7 @@ impl Hot {
             scale: agent.scale,
             character: agent.character,
             level,
+            shown: u8::from(agent.flags & (flag::HIDDEN | flag::FREE) == 0),
             blend: 0.0,
         }
     }
@@ -117,6 +120,13 @@ const SPREAD: [u32; 16] = {
     t
 };
 
+/// Bit `k` set where agent `k` of four may be drawn ([`Hot::shown`]).
+#[inline(always)]
+fn shown_mask(hot: &[Hot; 4]) -> u32 {
+    let [a, b, c, d] = hot.each_ref().map(|h| u32::from(h.shown & 1));
+    a | b << 1 | c << 2 | d << 3
+}
+
 /// What [`Assigner::assign`] reads.
 pub(crate) struct Assigner<'a> {
     pub(crate) policy: &'a LodPolicy,
@@ -138,7 +148,7 @@ impl Assigner<'_> {
             for (h, want) in hot.iter_mut().zip(want) {
                 let groups = self.schedule.character_groups(h.character);
                 h.level = 0;
-                *want = if groups.is_empty() {
+                *want = if groups.is_empty() || h.shown == 0 {
                     culled
                 } else {
                     groups.start
@@ -193,6 +203,8 @@ impl Assigner<'_> {
             } else {
                 0b1111
             };
+            // Hidden and despawned agents are culled by any view.
+            let visible = visible & shown_mask(hot);
             let character = hot[0].character;
             if hot.iter().all(|h| h.character == character) {
                 // One character (nearly every four: slots are grouped by character): its
@@ -293,7 +305,10 @@ mod tests {
         let mut rng = Rng::new(3);
         let mut fading = 0;
         for i in 0..4000u32 {
-            let mut a = Agent::spawn(&palette, 9, i, 40.0, 0.0);
+            let mut a = Agent {
+                position: Vec3::new(rng.range(-40.0, 40.0), 0.0, rng.range(-40.0, 40.0)),
+                ..Agent::default()
+            };
             // Now and then past the last animation: no box.
             a.anim_a = rng.below(n + 1);
             a.anim_b = rng.below(n + 1);
@@ -357,9 +372,10 @@ mod tests {
             })
             .filter(|&q| d2 >= q * s2)
             .count() as u32;
-        let visible = !policy.culling
-            || Frustum::from_view_proj(view.view_proj)
-                .intersects_sphere(Vec3::new(h.x, h.cy, h.z), h.radius);
+        let visible = h.shown == 1
+            && (!policy.culling
+                || Frustum::from_view_proj(view.view_proj)
+                    .intersects_sphere(Vec3::new(h.x, h.cy, h.z), h.radius));
         let level = level.min(groups.len().max(1) as u32 - 1);
         let want = if visible && !groups.is_empty() {
             groups.start + level
@@ -428,6 +444,8 @@ mod tests {
                             rng.below(4)
                         },
                         level: 9,
+                        // Now and then hidden (or despawned): culled by any view.
+                        shown: u8::from(rng.below(16) != 0),
                         blend: 0.0,
                     };
                     match rng.below(4) {

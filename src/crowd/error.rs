@@ -3,7 +3,8 @@
 
 use thiserror::Error;
 
-/// Why a crowd, a palette or a set of LOD presets could not be made.
+/// Why a crowd, a palette or a set of LOD presets could not be made, or a call driving an
+/// agent was refused (nothing changed).
 #[derive(Debug, Error)]
 pub enum CrowdError {
     /// A presets file could not be read.
@@ -65,5 +66,71 @@ pub enum CrowdError {
         count: usize,
         /// [`crate::crowd::MAX_AGENTS`].
         max: usize,
+    },
+    /// A call named an agent that was despawned (or never spawned in this crowd).
+    #[error("{agent} was despawned: its handle is stale")]
+    StaleAgent {
+        /// The handle given.
+        agent: crate::crowd::AgentId,
+    },
+    /// A call gave a value that is not finite (or out of its range) for an agent.
+    #[error("{agent}: {what} {value} is not allowed (nothing was changed)")]
+    NotFinite {
+        /// The agent.
+        agent: crate::crowd::AgentId,
+        /// What the value is.
+        what: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// A spawn or play gave a value that is not finite (or out of its range).
+    #[error("{what} {value} is not allowed (nothing was changed)")]
+    NotFiniteSpawn {
+        /// What the value is.
+        what: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// A scale that is not finite and above 0.
+    #[error(
+        "{agent}: scale {scale} is not allowed: a scale is finite and above 0 (nothing was changed)"
+    )]
+    BadScale {
+        /// The agent.
+        agent: crate::crowd::AgentId,
+        /// The scale given.
+        scale: String,
+    },
+    /// A character index past the bake's characters.
+    #[error("{file}: no character {character}: the bake has {count} (indices from 0)")]
+    UnknownCharacter {
+        /// The bake.
+        file: String,
+        /// The index given.
+        character: u32,
+        /// How many characters the bake has.
+        count: usize,
+    },
+    /// An animation that is not the character's.
+    #[error("{file}: character '{character}' has no animation {anim} (it has: {known})")]
+    UnknownAnim {
+        /// The bake.
+        file: String,
+        /// The character's name.
+        character: String,
+        /// The animation asked for: its name, or `index N`.
+        anim: String,
+        /// The character's animations, comma-separated.
+        known: String,
+    },
+    /// Two slices given together differ in length.
+    #[error("{what}: {got} entries given, {expected} needed")]
+    Lengths {
+        /// Which call and slice.
+        what: &'static str,
+        /// The length needed.
+        expected: usize,
+        /// The length given.
+        got: usize,
     },
 }

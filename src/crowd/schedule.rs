@@ -154,6 +154,24 @@ impl Schedule {
         self.refresh();
     }
 
+    /// Adds agent `len()` in a new last slot, in the culled group's last bucket (move it
+    /// where it belongs with [`Schedule::move_to_group`]); the slot is marked dirty.
+    /// Amortised O(1).
+    pub fn push_agent(&mut self) -> u32 {
+        let slot = self.slot_agent.len() as u32;
+        let last = self.bucket_start.len() - 2;
+        self.slot_agent.push(slot);
+        self.agent_slot.push(slot);
+        self.agent_bucket.push(last as u32);
+        if let Some(end) = self.bucket_start.last_mut() {
+            *end += 1;
+        }
+        self.dirty_bits.resize((slot as usize + 1).div_ceil(64), 0);
+        self.mark(slot);
+        self.stale = true;
+        slot
+    }
+
     /// Number of agents (and slots).
     pub fn len(&self) -> usize {
         self.slot_agent.len()

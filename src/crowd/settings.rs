@@ -1,12 +1,11 @@
-//! What a crowd is made with ([`CrowdSettings`], up to [`MAX_AGENTS`]), the camera an update
-//! sees ([`View`]) and what an update reports ([`UpdateStats`]): the plain values that cross
+//! What a crowd is made with ([`CrowdSettings`]; up to [`MAX_AGENTS`] agents), the camera an
+//! update sees ([`View`]) and what an update reports ([`UpdateStats`]): the plain values that cross
 //! the crowd's API, apart from the machinery that uses them.
 
 use glam::{Mat4, Vec3};
 
 use super::PARALLEL_MIN;
 use super::palette::PaletteNames;
-use super::terrain::Terrain;
 
 /// Most agents a crowd holds.
 pub const MAX_AGENTS: usize = 1_000_000;
@@ -19,22 +18,12 @@ pub const STATS_LEVELS: usize = 4;
 /// How a crowd is made.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrowdSettings {
-    /// Number of agents, up to [`MAX_AGENTS`]. Default 1,000.
-    pub count: usize,
-    /// Seed of everything random. Default 1.
-    pub seed: u64,
-    /// Plaza area per agent, square metres (> 0): the plaza's side is `sqrt(count × area)`.
-    /// Default 6.
-    pub area_per_agent: f32,
-    /// Length of a cross-fade between animations, seconds (>= 0). Default 0.3.
-    pub fade_seconds: f32,
+    /// The animation families of each character ([`super::Palette`]): gaits of one family
+    /// cross-fade in step ([`super::Start::InStep`]), and the plaza walks with them.
+    pub names: PaletteNames,
     /// Metres added around the baked bounds for culling: room for props attached to a
     /// character that its bounds do not hold. Default 0.1.
     pub bounds_margin: f32,
-    /// The animation families agents play.
-    pub names: PaletteNames,
-    /// The ground agents stand on: their roots follow its height. Default flat.
-    pub terrain: Terrain,
     /// Passes over fewer agents (or grid points) than this run on the calling thread, larger
     /// ones in parallel (0 counts as 1). Default [`PARALLEL_MIN`]. The crowd is the same
     /// either way; unit tests lower it so that their small crowds run the parallel paths.
@@ -44,13 +33,8 @@ pub struct CrowdSettings {
 impl Default for CrowdSettings {
     fn default() -> Self {
         Self {
-            count: 1_000,
-            seed: 1,
-            area_per_agent: 6.0,
-            fade_seconds: 0.3,
-            bounds_margin: 0.1,
             names: PaletteNames::default(),
-            terrain: Terrain::Flat,
+            bounds_margin: 0.1,
             parallel_min: PARALLEL_MIN,
         }
     }

@@ -1,14 +1,15 @@
-//! One agent's simulation step: it keeps its behaviour or chooses another, cross-fades to the
-//! animation of its new behaviour, advances both animations, and walks. Steering turns the
-//! heading only — wander, back from the plaza's edges, away from neighbours — so the ground
-//! speed is always that of the animation played (times the agent's scale; blended by the fade
-//! weight during a cross-fade): feet do not slide.
+//! One plaza agent's step: it keeps its behaviour or chooses another, cross-fades to the
+//! animation of its new behaviour, and walks. Steering turns the heading only — wander, back
+//! from the plaza's edges, away from neighbours — so the ground speed is always that of the
+//! animation played (times the agent's scale; blended by the fade weight during a
+//! cross-fade): feet do not slide. The runtime then advances the animations (see
+//! [`super::Driver`]).
 //!
-//! A step reads the agent, the palette, and how it should steer away from its neighbours:
-//! [`avoidance`] finds that for every agent due, from a grid snapshot of everyone's positions
-//! taken before anyone steps, walking the grid in cell order (so neighbour lookups hit the
-//! cache). Each step writes only its own agent, so steps run in parallel and give the same
-//! result in any order.
+//! A step reads the agent, its [`Wander`] state, the palette, and how it should steer away
+//! from its neighbours: [`avoidance`] finds that for every agent due, from a grid snapshot of
+//! everyone's positions taken before anyone steps, walking the grid in cell order (so
+//! neighbour lookups hit the cache). Each step writes only its own agent, so steps run in
+//! parallel and give the same result in any order.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -16,11 +17,13 @@ use glam::{BVec4A, Vec2, Vec3, Vec4};
 
 use rayon::prelude::*;
 
-use super::agent::{Agent, MAX_DRIFT, choose};
+use super::agent::{Agent, Play};
 use super::grid::{EXACT_IDS, Grid, ids_as_floats};
 use super::palette::Palette;
+use super::population::AgentMut;
 use super::terrain::Terrain;
 use super::turn::{sin_cos, sin_cos_after_turn, steer_turn, wrap_angle};
+use super::wander::{MAX_DRIFT, Wander, choose};
 
 /// Neighbours closer than this are steered away from, metres.
 pub const AVOID_RADIUS: f32 = 1.2;
@@ -34,10 +37,6 @@ pub const GRID_CELL: f32 = 2.0 * AVOID_RADIUS;
 /// Fastest turn when steering, radians per second.
 pub const MAX_TURN: f32 = 2.5;
 
-/// Longest step, seconds: after a hitch (a paused window, a breakpoint) agents continue from
-/// where they were instead of jumping.
-pub const MAX_STEP: f32 = 1.0;
-
 /// What every step reads.
 #[derive(Clone, Copy)]
 pub struct StepContext<'a> {
@@ -47,97 +46,33 @@ pub struct StepContext<'a> {
     pub half: f32,
     /// Length of a cross-fade, seconds (0: switch at once).
     pub fade_seconds: f32,
-    /// Crowd time now, seconds.
-    pub now: f64,
     /// The ground: an agent's root stands at its height.
     pub terrain: Terrain,
 }
 
-/// `t` (>= 0) wrapped into [0, `d`) for `d` > 0: a subtraction in the usual case of less
-/// than one more lap.
-#[inline]
-fn wrap_time(t: f32, d: f32) -> f32 {
-    let r = if t < d {
-        t
-    } else if t < 2.0 * d {
-        t - d
-    } else {
-        t.rem_euclid(d)
-    };
-    // Rounding can land exactly on d (or below 0 for a negative t).
-    if (0.0..d).contains(&r) { r } else { 0.0 }
-}
-
-/// Time `t` seconds advanced by `dt` in an animation of `duration` seconds: wrapped when it
-/// loops (kept small, for precision), held at the end otherwise.
-fn advance(palette: &Palette, anim: u32, t: f32, dt: f32) -> f32 {
-    match palette.anims().get(anim as usize) {
-        Some(a) if a.duration > 0.0 => {
-            if a.looping {
-                wrap_time(t + dt, a.duration)
-            } else {
-                (t + dt).min(a.duration)
-            }
+/// Starts a cross-fade of `agent` to `anim` (ground speed `speed`) in step with what it plays
+/// ([`Play::in_step`]), its wander state's speeds following their animations.
+pub fn fade_to(agent: &mut AgentMut<'_>, w: &mut Wander, anim: u32, speed: f32, fade_seconds: f32) {
+    let (old_a, old_b) = (
+        agent.anim(),
+        agent.fading_to().map_or(agent.anim(), |f| f.0),
+    );
+    let (speed_a, speed_b) = (w.speed_a, w.speed_b);
+    agent.cross_fade(anim, fade_seconds, &Play::in_step());
+    let speed_of = |x: u32| {
+        if x == anim {
+            speed
+        } else if x == old_a {
+            speed_a
+        } else if x == old_b {
+            speed_b
+        } else {
+            0.0
         }
-        _ => 0.0,
-    }
-}
-
-/// Starts a cross-fade of `agent` to `anim` (ground speed `speed`): when a fade is running the
-/// side that dominates stays as A (or, when asked back to A, the fade turns round); B starts
-/// at A's phase of its step cycle when both are synced gaits (legs stay in step; of B's
-/// repeats of that cycle, the one A's time falls in), else at its start.
-pub fn fade_to(agent: &mut Agent, palette: &Palette, anim: u32, speed: f32, fade_seconds: f32) {
-    let fading = agent.fade_rate > 0.0;
-    if fading && anim == agent.anim_b {
-        return;
-    }
-    if fading && anim == agent.anim_a {
-        std::mem::swap(&mut agent.anim_a, &mut agent.anim_b);
-        std::mem::swap(&mut agent.time_a, &mut agent.time_b);
-        std::mem::swap(&mut agent.speed_a, &mut agent.speed_b);
-        agent.fade = 1.0 - agent.fade;
-        return;
-    }
-    if fading && agent.fade >= 0.5 {
-        agent.anim_a = agent.anim_b;
-        agent.time_a = agent.time_b;
-        agent.speed_a = agent.speed_b;
-    }
-    if anim == agent.anim_a {
-        agent.fade = 0.0;
-        agent.fade_rate = 0.0;
-        agent.anim_b = anim;
-        agent.time_b = agent.time_a;
-        agent.speed_b = agent.speed_a;
-        return;
-    }
-    let info = |a: u32| palette.anims().get(a as usize);
-    let time_b = match (info(agent.anim_a), info(anim)) {
-        (Some(a), Some(b)) if a.synced && b.synced && a.cycle > 0.0 && b.cycle > 0.0 => {
-            let phase = (agent.time_a / a.cycle).rem_euclid(1.0);
-            let repeat = (agent.time_a.rem_euclid(b.duration) / b.cycle).floor();
-            ((repeat + phase) * b.cycle).rem_euclid(b.duration.max(b.cycle))
-        }
-        _ => 0.0,
     };
-    agent.anim_b = anim;
-    agent.time_b = time_b;
-    agent.speed_b = speed;
-    agent.fade = 0.0;
-    if fade_seconds > 0.0 {
-        agent.fade_rate = 1.0 / fade_seconds;
-    } else {
-        finish_fade(agent);
-    }
-}
-
-fn finish_fade(agent: &mut Agent) {
-    agent.anim_a = agent.anim_b;
-    agent.time_a = agent.time_b;
-    agent.speed_a = agent.speed_b;
-    agent.fade = 0.0;
-    agent.fade_rate = 0.0;
+    let new_a = agent.anim();
+    w.speed_a = speed_of(new_a);
+    w.speed_b = speed_of(agent.fading_to().map_or(new_a, |f| f.0));
 }
 
 /// Steering push back into the plaza (zero well inside, growing to 1 per axis at the edge and
@@ -300,87 +235,90 @@ pub fn avoidance(grid: &Grid, due: impl Fn(u32) -> bool + Sync, out: &mut Pushes
             .for_each(|(c, ids)| walk(c * chunk, ids));
     }
 }
-
-/// Seconds a step at crowd time `now` advances `a` by.
+/// Whether [`step`] by `dt` seconds reads the push of `a` (wander state `w`) away from its
+/// neighbours. It does not when `a` stands still through the step: no time passes, or
+/// neither of its animations moves and its behaviour lasts past the step (so it chooses no
+/// new one). About a quarter of a crowd stands at any time, and [`avoidance`] need not walk
+/// the grid for them: their steps are the same whatever the push.
 #[inline]
-fn step_seconds(a: &Agent, now: f64) -> f32 {
-    ((now - a.last_update) as f32).clamp(0.0, MAX_STEP)
-}
-
-/// Whether [`step`] at crowd time `now` reads the push of `a` away from its neighbours. It
-/// does not when `a` stands still through the step: no time passes, or neither of its
-/// animations moves and its behaviour lasts past the step (so it chooses no new one). About
-/// a quarter of a crowd stands at any time, and [`avoidance`] need not walk the grid for
-/// them: their steps are the same whatever the push.
-#[inline]
-pub fn steers(a: &Agent, now: f64) -> bool {
-    let dt = step_seconds(a, now);
+pub fn steers(w: &Wander, dt: f32) -> bool {
     // The very tests `step` makes: `timer - dt <= 0` chooses anew; a speed that is not
     // zero (NaN included) may move.
     // `&` and `|`, not `&&` and `||`: no branches, as whether an agent stands is a coin toss
     // for the branch predictor.
-    (dt > 0.0) & ((a.timer - dt <= 0.0) | (a.speed_a != 0.0) | (a.speed_b != 0.0))
+    (dt > 0.0) & ((w.timer - dt <= 0.0) | (w.speed_a != 0.0) | (w.speed_b != 0.0))
 }
 
-/// Advances `a` to `ctx.now` (see the module docs); `away` is its [`away_from`] its
-/// neighbours (read only when [`steers`] says so).
+/// Steps `a` (wander state `w`) by `dt` seconds (see the module docs); `away` is its
+/// [`away_from`] its neighbours (read only when [`steers`] says so).
 // Always inlined into the crowd's step pass, which calls it for every agent stepped: the
 // call and its register saves were about 20 instructions a step.
 #[inline(always)]
-pub fn step(a: &mut Agent, away: Vec2, ctx: &StepContext) {
-    let dt = step_seconds(a, ctx.now);
-    a.last_update = ctx.now;
+pub fn step(a: &mut AgentMut<'_>, w: &mut Wander, away: Vec2, ctx: &StepContext, dt: f32) {
     let palette = ctx.palette;
-    let Some(character) = palette.characters().get(a.character as usize) else {
+    let Some(character) = palette.characters().get(a.character() as usize) else {
         return;
     };
 
     // Behaviour.
-    a.timer -= dt;
-    if a.timer <= 0.0 {
-        let (behaviour, anim, speed, duration) = choose(character, palette, &mut a.rng);
-        a.behaviour = behaviour;
-        a.timer = duration;
-        fade_to(a, palette, anim, speed, ctx.fade_seconds);
+    w.timer -= dt;
+    if w.timer <= 0.0 {
+        let (behaviour, anim, speed, duration) = choose(character, palette, &mut w.rng);
+        w.behaviour = behaviour;
+        w.timer = duration;
+        fade_to(a, w, anim, speed, ctx.fade_seconds);
     }
 
-    // Animation and ground speed: the fade weight at mid-step, so a fade's distance is right
-    // to second order; without a fade it is exactly A's speed.
-    let speed = if a.fade_rate > 0.0 {
-        let mid = (a.fade + 0.5 * a.fade_rate * dt).min(1.0);
-        a.speed_a + (a.speed_b - a.speed_a) * mid
+    // Ground speed: the fade weight at mid-step, so a fade's distance is right to second
+    // order; without a fade it is exactly A's speed.
+    let (fade, fade_rate) = a.fade();
+    let speed = if fade_rate > 0.0 {
+        let mid = (fade + 0.5 * fade_rate * dt).min(1.0);
+        w.speed_a + (w.speed_b - w.speed_a) * mid
     } else {
-        a.speed_a
-    } * a.scale;
-    a.time_a = advance(palette, a.anim_a, a.time_a, dt);
-    if a.fade_rate > 0.0 {
-        a.time_b = advance(palette, a.anim_b, a.time_b, dt);
-        a.fade += a.fade_rate * dt;
-        if a.fade >= 1.0 {
-            finish_fade(a);
-        }
-    } else {
-        a.time_b = a.time_a;
+        w.speed_a
+    } * a.scale();
+    w.speed = speed;
+    // The runtime advances the animations after this step; once a fade ends there, B's
+    // speed is A's.
+    if fade_rate > 0.0 && fade + fade_rate * dt >= 1.0 {
+        w.speed_a = w.speed_b;
     }
-    a.speed = speed;
 
     // Steering and walking.
     if speed > 0.0 && dt > 0.0 {
-        a.drift = (a.drift + a.rng.range(-1.0, 1.0) * 2.0 * dt).clamp(-MAX_DRIFT, MAX_DRIFT);
-        let p = Vec2::new(a.position.x, a.position.z);
+        w.drift = (w.drift + w.rng.range(-1.0, 1.0) * 2.0 * dt).clamp(-MAX_DRIFT, MAX_DRIFT);
+        let mut position = a.position();
+        let p = Vec2::new(position.x, position.z);
         let push = 2.0 * edge_push(p, ctx.half) + 1.5 * away;
         // One sine and cosine a step: the heading's, turned below by the step's small turn.
         // (With nothing to steer from, the turn towards (s, c) is exactly 0: s·c − c·s.)
-        let (s, c) = sin_cos(a.heading);
+        let (s, c) = sin_cos(a.heading());
         let correction = steer_turn(s, c, Vec2::new(s, c) + push, MAX_TURN * dt);
-        let turn = correction + a.drift * dt;
-        a.heading = wrap_angle(a.heading + turn);
-        let (s, c) = sin_cos_after_turn(s, c, turn, a.heading);
-        a.position += Vec3::new(s, 0.0, c) * (speed * dt);
-        a.position.y = ctx.terrain.height(a.position.x, a.position.z);
+        let turn = correction + w.drift * dt;
+        let heading = wrap_angle(a.heading() + turn);
+        let (s, c) = sin_cos_after_turn(s, c, turn, heading);
+        position += Vec3::new(s, 0.0, c) * (speed * dt);
+        position.y = ctx.terrain.height(position.x, position.z);
+        a.set_heading(heading);
+        a.set_position(position);
     }
-    if !a.position.is_finite() {
-        a.position = Vec3::new(0.0, ctx.terrain.height(0.0, 0.0), 0.0);
+    if !a.position().is_finite() {
+        a.set_position(Vec3::new(0.0, ctx.terrain.height(0.0, 0.0), 0.0));
+    }
+}
+
+/// Where despawned agents stand in the neighbour grid: far outside any plaza, so that no
+/// agent steers away from them (and no square overflows).
+pub const NOWHERE: Vec2 = Vec2::splat(1e18);
+
+/// The ground position of `a` for the neighbour grid ([`NOWHERE`] once despawned).
+#[inline]
+pub fn grid_point(a: &Agent) -> Vec2 {
+    if a.despawned() {
+        NOWHERE
+    } else {
+        Vec2::new(a.position().x, a.position().z)
     }
 }
 
@@ -391,12 +329,11 @@ mod tests {
     use crate::crowd::testing::{standard_anims, synthetic_file};
 
     /// The steps' context of the tests: a flat plaza of half-size 20 m, fades of 0.3 s.
-    fn context(palette: &Palette, now: f64) -> StepContext<'_> {
+    fn context(palette: &Palette) -> StepContext<'_> {
         StepContext {
             palette,
             half: 20.0,
             fade_seconds: 0.3,
-            now,
             terrain: Terrain::Flat,
         }
     }
@@ -406,34 +343,57 @@ mod tests {
         Palette::new(&file, &PaletteNames::default()).unwrap()
     }
 
+    /// Plaza agent `index` of a crowd seeded with `seed` on a plaza of half-size `half`, as
+    /// the crowd spawns it at time 0.
+    fn spawn(p: &Palette, seed: u64, index: u32, half: f32) -> (Agent, Wander) {
+        let (s, w) = Wander::spawn(p, seed, index, half);
+        (Agent::spawned(&s, index, p.anims(), 0.0), w)
+    }
+
+    /// A whole step to crowd time `now` as the crowd's update makes it: the plaza's, then
+    /// the runtime's (animations advanced).
+    fn full_step(a: &mut Agent, w: &mut Wander, away: Vec2, ctx: &StepContext, now: f64) {
+        let dt = crate::crowd::population::step_seconds(a, now);
+        step(&mut AgentMut::new(a, ctx.palette), w, away, ctx, dt);
+        a.advance(ctx.palette.anims(), dt);
+        a.last_update = now;
+    }
+
     #[test]
-    fn fades_keep_the_dominant_side_and_sync_phase() {
+    fn fades_keep_the_dominant_side_sync_phase_and_their_speeds() {
         let p = setup();
         let c = &p.characters()[0];
         let (idle, walk, run) = (c.idle.unwrap(), c.locomotion[1].anim, c.locomotion[2].anim);
-        let mut a = Agent::spawn(&p, 1, 0, 10.0, 0.0);
-        a.anim_a = walk;
-        a.speed_a = 1.2;
-        a.time_a = 0.25; // a quarter of walk's 1 s cycle
-        a.fade = 0.0;
-        a.fade_rate = 0.0;
-        fade_to(&mut a, &p, run, 3.0, 0.3);
+        let (mut a, mut w) = spawn(&p, 1, 0, 10.0);
+        a.play(walk, &Play::at_time(0.25), p.anims()); // a quarter of walk's 1 s cycle
+        w.speed_a = 1.2;
+        w.speed_b = 1.2;
+        let fade = |a: &mut Agent, w: &mut Wander, anim, speed, secs| {
+            fade_to(&mut AgentMut::new(a, &p), w, anim, speed, secs);
+        };
+        fade(&mut a, &mut w, run, 3.0, 0.3);
         assert_eq!((a.anim_a, a.anim_b), (walk, run));
+        assert_eq!((w.speed_a, w.speed_b), (1.2, 3.0));
         // Synced gaits: the same phase of run's 2/3 s cycle (f32 arithmetic: one rounding).
         assert!((a.time_b - 0.25 * (2.0 / 3.0)).abs() < 1e-6, "{}", a.time_b);
         a.fade = 0.7;
-        fade_to(&mut a, &p, idle, 0.0, 0.3);
+        fade(&mut a, &mut w, idle, 0.0, 0.3);
         assert_eq!(
             (a.anim_a, a.anim_b, a.fade),
             (run, idle, 0.0),
             "B dominated: it stays as A"
         );
         assert_eq!(
+            (w.speed_a, w.speed_b),
+            (3.0, 0.0),
+            "speeds follow their animations"
+        );
+        assert_eq!(
             a.time_b, 0.0,
             "idle is not a synced gait: it starts at its start"
         );
         a.fade = 0.2;
-        fade_to(&mut a, &p, walk, 1.2, 0.3);
+        fade(&mut a, &mut w, walk, 1.2, 0.3);
         assert_eq!(
             (a.anim_a, a.anim_b),
             (run, walk),
@@ -441,20 +401,21 @@ mod tests {
         );
         // Asked back to A: the fade turns round.
         a.fade = 0.2;
-        fade_to(&mut a, &p, run, 3.0, 0.3);
+        fade(&mut a, &mut w, run, 3.0, 0.3);
         assert_eq!((a.anim_a, a.anim_b), (walk, run));
+        assert_eq!((w.speed_a, w.speed_b), (1.2, 3.0));
         // 1 − 0.2 in f32: one rounding.
         assert!((a.fade - 0.8).abs() < 1e-6);
-        fade_to(&mut a, &p, run, 3.0, 0.3);
+        fade(&mut a, &mut w, run, 3.0, 0.3);
         assert_eq!(
             (a.anim_a, a.anim_b),
             (walk, run),
             "asked for B again: the fade goes on"
         );
-        fade_to(&mut a, &p, idle, 0.0, 0.0);
+        fade(&mut a, &mut w, idle, 0.0, 0.0);
         assert_eq!(
-            (a.anim_a, a.fade_rate),
-            (idle, 0.0),
+            (a.anim_a, a.fade_rate, w.speed_a),
+            (idle, 0.0, 0.0),
             "a zero fade switches at once"
         );
 
@@ -462,12 +423,11 @@ mod tests {
         // phase, in the repeat A's time falls in. (Times are sums of f32: 1e-6 s.)
         let greet = c.gesture[1].unwrap();
         assert_eq!(p.anims()[greet as usize].cycle, 1.0);
-        a.anim_a = walk;
-        a.time_a = 0.25;
-        fade_to(&mut a, &p, greet, 1.2, 0.0);
+        a.play(walk, &Play::at_time(0.25), p.anims());
+        fade(&mut a, &mut w, greet, 1.2, 0.0);
         assert!((a.time_a - 0.25).abs() < 1e-6, "{}", a.time_a);
         a.time_a = 1.6;
-        fade_to(&mut a, &p, walk, 1.2, 0.0);
+        fade(&mut a, &mut w, walk, 1.2, 0.0);
         assert!((a.time_a - 0.6).abs() < 1e-6, "{}", a.time_a);
     }
 
@@ -477,29 +437,36 @@ mod tests {
     #[test]
     fn agents_that_do_not_steer_step_the_same_whatever_the_push() {
         let p = setup();
+        let ctx = context(&p);
         let (mut still, mut steered, mut turned) = (0, 0, 0);
         for i in 0..300 {
-            let mut a = Agent::spawn(&p, 6, i, 20.0, 0.0);
+            let (mut a, mut w) = spawn(&p, 6, i, 20.0);
             let mut now = 0.0;
             for k in 0..200 {
                 // Now and then a step of no time, or one of a whole second.
                 now += match k % 50 {
                     7 => 0.0,
                     8 => 1.0,
-                    _ => 1.0 / 60.0 * f64::from(1 + a.rng.below(8)),
+                    _ => 1.0 / 60.0 * f64::from(1 + w.rng.below(8)),
                 };
-                let ctx = context(&p, now);
-                let (mut pushed, mut free) = (a, a);
-                step(&mut pushed, Vec2::new(0.7, -0.4), &ctx);
-                step(&mut free, Vec2::ZERO, &ctx);
-                if steers(&a, now) {
+                let (mut pushed, mut free) = ((a, w), (a, w));
+                full_step(
+                    &mut pushed.0,
+                    &mut pushed.1,
+                    Vec2::new(0.7, -0.4),
+                    &ctx,
+                    now,
+                );
+                full_step(&mut free.0, &mut free.1, Vec2::ZERO, &ctx, now);
+                let dt = crate::crowd::population::step_seconds(&a, now);
+                if steers(&w, dt) {
                     steered += 1;
                     turned += usize::from(pushed != free);
                 } else {
                     assert_eq!(pushed, free, "agent {i}, step {k}: the push changed it");
                     still += 1;
                 }
-                a = free;
+                (a, w) = free;
             }
         }
         assert!(
@@ -623,10 +590,11 @@ mod tests {
     #[test]
     fn agents_move_at_exactly_their_gait_speed() {
         let p = setup();
+        let ctx = context(&p);
         let mut grid = Grid::new();
         let mut checked = 0;
         for i in 0..200 {
-            let mut a = Agent::spawn(&p, 4, i, 20.0, 0.0);
+            let (mut a, mut w) = spawn(&p, 4, i, 20.0);
             // A neighbour right beside it, so avoidance steers too.
             let p0 = Vec2::new(a.position.x, a.position.z);
             let neighbours = [p0, p0 + Vec2::new(0.5, 0.3)];
@@ -637,19 +605,14 @@ mod tests {
             assert!(away.length() > 0.1, "the neighbour pushes");
             let mut now = 0.0;
             for _ in 0..40 {
-                let dt = 1.0 / 60.0 * f64::from(1 + a.rng.below(8));
+                let dt = 1.0 / 60.0 * f64::from(1 + w.rng.below(8));
                 now += dt;
-                let ctx = context(&p, now);
-                let before = a;
-                let mut after = a;
-                step(&mut after, away, &ctx);
-                if before.fade_rate == 0.0
-                    && after.fade_rate == 0.0
-                    && after.anim_a == before.anim_a
-                {
-                    let dist = (after.position - before.position).length();
+                let (before, before_w) = (a, w);
+                full_step(&mut a, &mut w, away, &ctx, now);
+                if before.fade_rate == 0.0 && a.fade_rate == 0.0 && a.anim_a == before.anim_a {
+                    let dist = (a.position - before.position).length();
                     let dt = (now - before.last_update) as f32;
-                    let expected = before.speed_a * before.scale;
+                    let expected = before_w.speed_a * before.scale;
                     // f32 positions (|x| < 40 m: ulp 4e-6 m) rounded at both ends of the step,
                     // over dt >= 1/60 s: under 5e-4 m/s; 1e-3 m/s leaves room for sin/cos.
                     assert!(
@@ -657,10 +620,9 @@ mod tests {
                         "{} m/s, gait {expected}",
                         dist / dt
                     );
-                    assert_eq!(after.speed, expected);
+                    assert_eq!(w.speed, expected);
                     checked += usize::from(expected > 0.0);
                 }
-                a = after;
             }
         }
         assert!(checked > 1000, "only {checked} moving steps checked");

@@ -10,7 +10,9 @@ use crate::format::records::{
 use glam::Vec3;
 
 use super::rng::Rng;
-use super::{Agent, Crowd, CrowdSettings, LodPolicy, LodPresets, View};
+use std::sync::Arc;
+
+use super::{Agent, CrowdSettings, LodPolicy, LodPresets, Plaza, PlazaSettings, View, Wander};
 use crate::format::{AnimFacts, Builder, TexelFormat, ThrongFile};
 
 /// One animation of a synthetic character.
@@ -236,8 +238,8 @@ pub fn whole(n: u32) -> Vec<std::ops::Range<u32>> {
 pub const TEST_PARALLEL_MIN: usize = 256;
 
 /// Two characters of the standard animations with 3 LOD levels each.
-pub fn file() -> ThrongFile {
-    synthetic_file(&[standard_anims(), standard_anims()], 3)
+pub fn file() -> Arc<ThrongFile> {
+    Arc::new(synthetic_file(&[standard_anims(), standard_anims()], 3))
 }
 
 /// The built-in `balanced` LOD preset without its live tier (every agent baked).
@@ -282,19 +284,27 @@ pub fn random_view(rng: &mut Rng, half: f32) -> View {
     }
 }
 
-/// The agents in index order.
-pub fn by_index(c: &Crowd) -> Vec<Agent> {
-    (0..c.agents().len())
-        .map(|a| *c.agent(a).unwrap())
+/// The plaza's agents and their wander states in plaza order.
+pub fn by_index(p: &Plaza) -> Vec<(Agent, Wander)> {
+    (0..p.len())
+        .map(|i| {
+            let id = p.id(i).unwrap();
+            let c = p.crowd();
+            let slot = c.schedule().agent_slot()[id.index() as usize] as usize;
+            (*c.agent(id).unwrap(), c.data()[slot])
+        })
         .collect()
 }
 
-/// Settings of a test crowd: `count` agents from `seed`, parallel from [`TEST_PARALLEL_MIN`].
-pub fn settings(count: usize, seed: u64) -> CrowdSettings {
-    CrowdSettings {
+/// Settings of a test plaza: `count` agents from `seed`, parallel from [`TEST_PARALLEL_MIN`].
+pub fn settings(count: usize, seed: u64) -> PlazaSettings {
+    PlazaSettings {
         count,
         seed,
-        parallel_min: TEST_PARALLEL_MIN,
-        ..CrowdSettings::default()
+        crowd: CrowdSettings {
+            parallel_min: TEST_PARALLEL_MIN,
+            ..CrowdSettings::default()
+        },
+        ..PlazaSettings::default()
     }
 }

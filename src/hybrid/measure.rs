@@ -12,8 +12,8 @@ use glam::Mat4;
 use super::animate::{Animate, Standing};
 use super::pose::{Placement, bake_pose, foot_errors, largest_gap};
 use super::rig::LiveRig;
-use crate::crowd::Crowd;
 use crate::crowd::terrain::Terrain;
+use crate::crowd::{AgentData, Crowd};
 use crate::format::ThrongFile;
 
 /// What poses a frame's agents: the file, how live poses are made, the rigs, the look-at.
@@ -57,10 +57,10 @@ impl Measures {
 
     /// Measures a frame whose live agents are in `slots` of `crowd` (updated, records not yet
     /// pointed at live matrices).
-    pub(super) fn frame(
+    pub(super) fn frame<S: AgentData>(
         &mut self,
         posing: Posing<'_>,
-        crowd: &Crowd,
+        crowd: &Crowd<S>,
         terrain: Terrain,
         slots: impl Iterator<Item = u32>,
     ) {
@@ -106,16 +106,17 @@ impl Measures {
     /// Poses agent `index` of `crowd` baked and live (IK by `blend`), with `errors` adds its
     /// planted feet's errors in both, and returns the largest joint gap between them, % of its
     /// height; `None` for an agent out of view (it left unseen) or unknown.
-    fn pose(
+    fn pose<S: AgentData>(
         &mut self,
         (file, animate, rigs, look): Posing<'_>,
-        crowd: &Crowd,
+        crowd: &Crowd<S>,
         terrain: Terrain,
         (index, blend): (u32, f32),
         errors: bool,
     ) -> Option<f32> {
         let slot = *crowd.schedule().agent_slot().get(index as usize)?;
-        if !crowd.agent_visible(index as usize) {
+        let schedule = crowd.schedule();
+        if schedule.group_of_agent(index) >= schedule.culled_group() {
             return None;
         }
         let agent = crowd.agents().get(slot as usize)?;

@@ -13,7 +13,7 @@ use super::measure::Measures;
 use super::pose::Placement;
 use super::rig::LiveRig;
 use crate::crowd::terrain::Terrain;
-use crate::crowd::{Crowd, InstanceRecord};
+use crate::crowd::{AgentData, Crowd, InstanceRecord};
 use crate::format::{TEXELS_PER_MATRIX, ThrongFile};
 
 /// What one frame of the live tier did.
@@ -136,10 +136,10 @@ impl LiveTier {
     /// Poses the live agents of `crowd` (its live draw ranges, after its update this frame)
     /// standing on `terrain`, and points their records at their matrices (marking them dirty).
     /// Allocates nothing once warm (unless measuring).
-    pub fn evaluate(
+    pub fn evaluate<S: AgentData>(
         &mut self,
         file: &ThrongFile,
-        crowd: &mut Crowd,
+        crowd: &mut Crowd<S>,
         terrain: Terrain,
     ) -> LiveStats {
         let start = Instant::now();

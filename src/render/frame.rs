@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::crowd::{Crowd, DrawRange, InstanceRecord};
+use crate::crowd::{AgentData, Crowd, DrawRange, InstanceRecord};
 
 /// What one frame drew.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -44,7 +44,7 @@ pub struct CrowdFrame<'a> {
 impl<'a> CrowdFrame<'a> {
     /// What `crowd` shows after its last [`Crowd::update`]: its records, the slots that
     /// changed since [`Crowd::clear_dirty`], its draw ranges and slots.
-    pub fn of(crowd: &'a Crowd) -> Self {
+    pub fn of<S: AgentData>(crowd: &'a Crowd<S>) -> Self {
         Self {
             records: crowd.records(),
             dirty: crowd.dirty(),

@@ -12,7 +12,7 @@
 
 use glam::Vec3;
 
-use super::Crowd;
+use super::{AgentData, Crowd};
 use crate::crowd::assign::LIVE_LEVEL;
 use crate::crowd::settings::View;
 
@@ -26,7 +26,7 @@ pub const LIVE_BLEND_SECONDS: f32 = 0.3;
 /// every frame.
 const HOLD: f32 = 1.1;
 
-impl Crowd {
+impl<S: AgentData> Crowd<S> {
     /// Chooses the live tier for `view` after culling and LOD levels were assigned (`want`
     /// holds each slot's group): agents staying, joining and leaving, their blends moved on by
     /// `dt` seconds. Agents in the tier get their character's live group in `want` and
