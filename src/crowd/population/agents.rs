@@ -254,6 +254,27 @@ impl<S: AgentData> Crowd<S> {
         Ok(())
     }
 
+    /// Agent `id` plays what it plays (both sides of a fade) at `rate` seconds of animation
+    /// per second from its next update on: a gait played at `speed / ground speed` covers
+    /// the ground at `speed` without its feet sliding.
+    ///
+    /// # Errors
+    /// [`CrowdError::StaleAgent`]; [`CrowdError::NotFinite`] for a rate that is not finite.
+    pub fn set_rate(&mut self, id: AgentId, rate: f32) -> Result<(), CrowdError> {
+        let slot = self.slot_of(id)?;
+        if !rate.is_finite() {
+            return Err(CrowdError::NotFinite {
+                agent: id,
+                what: "rate",
+                value: rate.to_string(),
+            });
+        }
+        let agent = &mut self.agents[slot];
+        agent.rate_a = rate;
+        agent.rate_b = rate;
+        Ok(())
+    }
+
     /// The animation named `name` of `character`.
     ///
     /// # Errors
