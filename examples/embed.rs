@@ -332,7 +332,6 @@ impl App {
             s.renderer.draw(&mut pass, &frame, s.path);
         }
         s.queue.submit([encoder.finish()]);
-        self.crowd.crowd_mut().clear_dirty();
         self.frames += 1;
         if let (Some(texture), Some(path)) = (&shot, &self.options.screenshot) {
             read_texture(&s.gpu, texture)?

@@ -284,7 +284,6 @@ fn main() -> Result<()> {
             view_proj,
             path,
         )?;
-        crowd.clear_dirty();
         Ok(target.read(&gpu)?)
     };
     let picture = shot(&mut renderer, &mut crowd)?;

@@ -13,27 +13,32 @@
 //! - **Compare LOD performance settings**: `throng bench` measures frame time and picture
 //!   quality per LOD preset, skinning path and backend ([`bench`](mod@bench)).
 //!
-//! ## Embedding: a baked crowd in your own wgpu program
-//! Your program keeps its device, targets, passes and camera. throng adds a crowd ([`crowd`],
-//! CPU only) and a renderer ([`render::CrowdRenderer`]) that draws it into *your* render
-//! pass: [`prepare`](render::CrowdRenderer::prepare) writes the frame's changes on the queue,
-//! [`draw`](render::CrowdRenderer::draw) records the draws into the pass. throng re-exports
-//! the [`wgpu`] and [`glam`] it is built with. The whole program, with a window, an orbit
-//! camera and meshes of its own: `examples/embed.rs`.
+//! ## Embedding: a crowd your game drives, in your own wgpu program
+//! Your program keeps its device, targets, passes and camera, and decides where each agent
+//! is and what it plays. throng adds a crowd ([`crowd::Crowd`], CPU only: culling, LOD levels,
+//! update rates, instance records) and a renderer ([`render::CrowdRenderer`]) that draws it
+//! into *your* render pass: [`prepare`](render::CrowdRenderer::prepare) writes the frame's
+//! changes on the queue, [`draw`](render::CrowdRenderer::draw) records the draws into the
+//! pass. throng re-exports the [`wgpu`] and [`glam`] it is built with. Whole programs:
+//! `examples/march.rs` (1,200 agents marching, offscreen) and `examples/embed.rs` (a window,
+//! an orbit camera and meshes of its own, with throng's wandering plaza crowd).
 //!
 //! ```no_run
-//! use throng::crowd::{Crowd, CrowdSettings, LodPolicy, View};
-//! use throng::format::ThrongFile;
-//! use throng::render::{CrowdFrame, CrowdRenderer, Gpu, PassFormat, SkinningPath};
-//! use throng::wgpu;
+//! use std::sync::Arc;
+//! use throng::prelude::*;
 //!
 //! # fn frame(instance: wgpu::Instance, adapter: wgpu::Adapter, device: wgpu::Device,
 //! #     queue: wgpu::Queue, color: wgpu::TextureView, depth: wgpu::TextureView,
 //! #     view_proj: glam::Mat4, eye: glam::Vec3) -> Result<(), Box<dyn std::error::Error>> {
-//! // Once: a bake, a crowd of it, and a renderer for your pass's formats on your device.
-//! let file = ThrongFile::open(std::path::Path::new("crowd.throng"))?;
-//! let mut crowd = Crowd::new(&file, &CrowdSettings::default(), LodPolicy::default())?;
+//! // Once: a bake, a crowd of it under a LOD preset, the skinning path the device can run,
+//! // and a renderer for your pass's formats on your device.
+//! let file = Arc::new(ThrongFile::open(std::path::Path::new("crowd.throng"))?);
+//! let policy = LodPresets::builtin().get("balanced").cloned().unwrap_or_default();
+//! let mut crowd: Crowd = Crowd::new(file.clone(), &CrowdSettings::default(), policy)?;
+//! let walk = crowd.anim_named(0, "walk")?;
+//! let guard = crowd.spawn(&Spawn::new(0, walk, glam::Vec3::new(2.0, 0.0, -5.0)), ())?;
 //! let gpu = Gpu::from_device(instance, adapter, device.clone(), queue.clone());
+//! let path = choose_path(&PathLimits::of(&gpu, &file), PathRequest::Auto)?.path;
 //! let format = PassFormat::new(
 //!     wgpu::TextureFormat::Bgra8UnormSrgb, // your colour target
 //!     wgpu::TextureFormat::Depth32Float,  // your depth buffer
@@ -41,11 +46,13 @@
 //! );
 //! let mut renderer = CrowdRenderer::new(&gpu, &file, format)?;
 //!
-//! // Every frame: the crowd moves (culling and LOD for your camera), the renderer writes
-//! // what changed, and draws into your pass among your own draws.
-//! crowd.update(&file, 1.0 / 60.0, &View { view_proj, eye })?;
+//! // Every frame: your code moves its agents, the crowd culls and picks LOD levels for
+//! // your camera, the renderer writes what changed and draws into your pass among your
+//! // own draws.
+//! crowd.set_transform(guard, glam::Vec3::new(2.0, 0.0, -4.9), 0.0)?;
+//! crowd.update(1.0 / 60.0, &View { view_proj, eye });
 //! let shown = CrowdFrame::of(&crowd);
-//! renderer.prepare(&gpu, &file, &shown, view_proj, SkinningPath::Gpu)?;
+//! renderer.prepare(&gpu, &file, &shown, view_proj, path)?;
 //! let mut encoder = device.create_command_encoder(&Default::default());
 //! {
 //!     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -63,12 +70,15 @@
 //!         ..Default::default()
 //!     });
 //!     // ... your own draws ...
-//!     renderer.draw(&mut pass, &shown, SkinningPath::Gpu);
+//!     renderer.draw(&mut pass, &shown, path);
 //! }
 //! queue.submit([encoder.finish()]);
-//! crowd.clear_dirty();
 //! # Ok(()) }
 //! ```
+//!
+//! What an agent not due this frame shows, what a program reads back (LOD level, events,
+//! root motion, ground speed) and how a behaviour steps agents from inside the update:
+//! [`crowd`] and docs/CROWD.md.
 //!
 //! For temporal anti-aliasing or motion blur, build the renderer for
 //! `format.with_velocity()` and give the pass a second colour attachment of
@@ -105,6 +115,7 @@
 //! ```
 //!
 //! ## Modules
+//! - [`prelude`]: the names an embedding program needs.
 //! - [`atomic`]: the one atomic file writer every command uses (temporary file beside the
 //!   target, removed on error, stale ones of killed runs cleaned by the next write); std only.
 //! - [`anim`]: pure-CPU animation core (transforms, skeleton, clips, sampling, FK, skinning).
@@ -140,6 +151,7 @@ pub mod format;
 pub mod hybrid;
 pub mod import;
 pub mod mesh;
+pub mod prelude;
 pub mod render;
 
 /// The wgpu throng draws with: an embedding program uses this one (the same version) for the

@@ -55,6 +55,7 @@ fn render_motion(
             dirty: std::slice::from_ref(&f.dirty),
             draws: &draws,
             slot_agent: &slot_agent,
+            prepared: None,
         };
         stage
             .render(

@@ -606,7 +606,6 @@ impl Graphics {
         stats.draws += self.stage.encode(encoder, views, renderer, |pass| {
             renderer.draw(pass, &frame, path)
         });
-        scene.crowd.crowd_mut().clear_dirty();
         Ok(stats)
     }
 }

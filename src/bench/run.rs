@@ -575,6 +575,7 @@ impl Runner<'_> {
                 dirty: std::slice::from_ref(&all_slots),
                 draws: crowd.draws(),
                 slot_agent: crowd.slot_agent(),
+                prepared: None,
             };
             device
                 .renderer
@@ -594,6 +595,7 @@ impl Runner<'_> {
             dirty: &[],
             draws: crowd.draws(),
             slot_agent: crowd.slot_agent(),
+            prepared: None,
         };
         let mut encoder =
             device

@@ -22,6 +22,7 @@ pub use update::{AgentMut, Driver, DueView, MAX_STEP, step_seconds};
 
 use std::ops::Range;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use rayon::prelude::*;
 
@@ -99,6 +100,9 @@ pub struct Crowd<S = ()> {
     /// The last view LOD levels were assigned for (kept while frozen).
     assign_view: Option<View>,
     due_runs: Vec<Range<u32>>,
+    /// Set by a renderer once it has written [`Crowd::dirty`]: the changes are forgotten
+    /// before the next ones are made ([`Crowd::settle`]).
+    prepared: AtomicBool,
 }
 
 impl<S: AgentData> Crowd<S> {
@@ -138,6 +142,7 @@ impl<S: AgentData> Crowd<S> {
             frozen: false,
             assign_view: None,
             due_runs: Vec::new(),
+            prepared: AtomicBool::new(false),
         };
         crowd.place_all();
         Ok(crowd)
@@ -165,6 +170,7 @@ impl<S: AgentData> Crowd<S> {
     /// any), records and data following their agents to their new slots; every record is
     /// dirty. Allocates.
     fn place_all(&mut self) {
+        self.settle();
         let n = self.agents.len();
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.sort_unstable_by_key(|&s| self.agents[s as usize].index);
@@ -228,6 +234,7 @@ impl<S: AgentData> Crowd<S> {
     }
 
     fn apply_tints(&mut self) {
+        self.settle();
         for (r, (a, h)) in self
             .records
             .iter_mut()
@@ -266,6 +273,7 @@ impl<S: AgentData> Crowd<S> {
     /// matrices it evaluated), with the agents in them; `slots` are marked dirty. Empty where
     /// `slots` reaches past the crowd.
     pub fn records_mut(&mut self, slots: Range<u32>) -> (&[Agent], &mut [InstanceRecord]) {
+        self.settle();
         let r = slots.start as usize..slots.end as usize;
         if r.end > self.records.len() || r.start > r.end {
             return (&[], &mut []);
@@ -289,10 +297,26 @@ impl<S: AgentData> Crowd<S> {
         })
     }
 
-    /// Forgets the changes: the renderer's `prepare` calls it once it has uploaded
-    /// [`Crowd::dirty`].
+    /// Forgets the changes now. A program need not call it: once a renderer has written
+    /// [`Crowd::dirty`] (`CrowdRenderer::prepare` of a `CrowdFrame::of` this crowd), the
+    /// crowd forgets them itself before its next change. A program that uploads the records
+    /// itself calls this after each upload.
     pub fn clear_dirty(&mut self) {
+        *self.prepared.get_mut() = false;
         self.schedule.clear_dirty();
+    }
+
+    /// The flag a renderer sets once it has written [`Crowd::dirty`].
+    pub fn prepared_flag(&self) -> &AtomicBool {
+        &self.prepared
+    }
+
+    /// Forgets the changes a renderer has written, before new ones are marked: every call
+    /// that marks records dirty starts with it.
+    fn settle(&mut self) {
+        if std::mem::take(self.prepared.get_mut()) {
+            self.schedule.clear_dirty();
+        }
     }
 
     /// Draw calls: per character and LOD level with visible agents, its slots (in slot order).

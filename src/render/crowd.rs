@@ -262,6 +262,10 @@ impl CrowdRenderer {
             .write(&gpu.queue, cameras, &self.format, &self.light, &shadow);
         let start = std::time::Instant::now();
         let written = write_records(gpu, &mut self.instances, frame.records, frame.dirty)?;
+        if let Some(prepared) = frame.prepared {
+            // The crowd forgets these changes before it makes its next ones.
+            prepared.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         stats.records_written = written.records;
         stats.uploaded_bytes += written.bytes;
         if self.format.velocity {

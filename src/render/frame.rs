@@ -2,6 +2,7 @@
 //! records and draw ranges in slot order) and what drawing it cost ([`FrameStats`]).
 
 use std::ops::Range;
+use std::sync::atomic::AtomicBool;
 
 use crate::crowd::{AgentData, Crowd, DrawRange, InstanceRecord};
 
@@ -39,17 +40,25 @@ pub struct CrowdFrame<'a> {
     pub draws: &'a [DrawRange],
     /// The agent in each slot.
     pub slot_agent: &'a [u32],
+    /// Told when a renderer has written `dirty` ([`CrowdRenderer::prepare`]): the crowd then
+    /// forgets those changes before it makes new ones (see [`Crowd::clear_dirty`]). `None`
+    /// for a frame that is not a crowd's.
+    ///
+    /// [`CrowdRenderer::prepare`]: super::CrowdRenderer::prepare
+    pub prepared: Option<&'a AtomicBool>,
 }
 
 impl<'a> CrowdFrame<'a> {
     /// What `crowd` shows after its last [`Crowd::update`]: its records, the slots that
-    /// changed since [`Crowd::clear_dirty`], its draw ranges and slots.
+    /// changed since a renderer last prepared it (or [`Crowd::clear_dirty`]), its draw ranges
+    /// and slots.
     pub fn of<S: AgentData>(crowd: &'a Crowd<S>) -> Self {
         Self {
             records: crowd.records(),
             dirty: crowd.dirty(),
             draws: crowd.draws(),
             slot_agent: crowd.slot_agent(),
+            prepared: Some(crowd.prepared_flag()),
         }
     }
 }

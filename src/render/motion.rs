@@ -158,6 +158,7 @@ mod tests {
             dirty,
             draws: &draws,
             slot_agent,
+            prepared: None,
         };
         gpu.resize(records.len(), at(f32::NAN));
         motion.plan(&frame, false, |start, data| {

@@ -244,6 +244,7 @@ impl Stage {
             dirty: std::slice::from_ref(&all),
             draws: &draws,
             slot_agent: &order,
+            prepared: None,
         };
         let result = self.render(
             gpu,

@@ -52,6 +52,7 @@ impl<S: AgentData> Crowd<S> {
         for (s, _) in spawns {
             self.check_spawn(s)?;
         }
+        self.settle();
         let replace = spawns.len() > alive / REPLACE_SHARE;
         let (margin, now) = (self.margin(), self.time);
         for (s, data) in spawns {
@@ -97,6 +98,7 @@ impl<S: AgentData> Crowd<S> {
     /// [`CrowdError::StaleAgent`] when `id` was despawned already.
     pub fn despawn(&mut self, id: AgentId) -> Result<(), CrowdError> {
         let slot = self.slot_of(id)?;
+        self.settle();
         let agent = &mut self.agents[slot];
         agent.set_flag(flag::FREE, true);
         self.hot[slot].shown = 0;
@@ -206,6 +208,7 @@ impl<S: AgentData> Crowd<S> {
     /// [`CrowdError::StaleAgent`].
     pub fn set_hidden(&mut self, id: AgentId, hidden: bool) -> Result<(), CrowdError> {
         let slot = self.slot_of(id)?;
+        self.settle();
         self.agents[slot].set_flag(flag::HIDDEN, hidden);
         self.rehot(slot);
         self.regroup(id.index);

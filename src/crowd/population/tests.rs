@@ -341,3 +341,50 @@ fn events_and_root_motion_of_the_last_step() {
     assert_eq!(m.turn, 0.0);
     assert_eq!(c.ground_speed(0), Some(2.0));
 }
+
+/// A renderer that has written the changes tells the crowd, which forgets them before its
+/// next change: a program that never calls `clear_dirty` uploads only what changed.
+#[test]
+fn changes_a_renderer_wrote_are_forgotten_before_the_next() {
+    use std::sync::atomic::Ordering;
+    let file = file();
+    let mut c = crowd_of(&file);
+    let idle = c.anim_named(0, "halt").unwrap();
+    let ids: Vec<_> = (0..200)
+        .map(|i| {
+            c.spawn(
+                &Spawn::new(0, idle, Vec3::new(i as f32 * 0.5, 0.0, 0.0)),
+                (),
+            )
+            .unwrap()
+        })
+        .collect();
+    let view = looking_from(Vec3::new(50.0, 2.0, 30.0));
+    c.update(1.0 / 60.0, &view);
+    let written = |c: &Crowd| c.dirty().iter().map(|r| r.len()).sum::<usize>();
+    assert_eq!(written(&c), 200, "everything is new");
+    // Not prepared: the changes pile up.
+    c.update(1.0 / 60.0, &view);
+    assert_eq!(written(&c), 200);
+    // Prepared (as CrowdRenderer::prepare does through CrowdFrame::of): the next update
+    // starts afresh, and so does a spawn.
+    for _ in 0..3 {
+        c.prepared_flag().store(true, Ordering::Relaxed);
+        let stats = c.update(1.0 / 60.0, &view);
+        assert!(written(&c) < 200, "{} of 200 written", written(&c));
+        assert_eq!(written(&c), stats.written);
+    }
+    c.prepared_flag().store(true, Ordering::Relaxed);
+    let new = c
+        .spawn(&Spawn::new(0, idle, Vec3::new(-3.0, 0.0, 0.0)), ())
+        .unwrap();
+    let slot = c.schedule().agent_slot()[new.index() as usize];
+    assert!(
+        c.dirty().iter().any(|r| r.contains(&slot)),
+        "the new agent is dirty"
+    );
+    // Only the slots the spawn's moves touched (one swap per bucket it passed, runs closer
+    // than DIRTY_GAP merged): not the 200 of before.
+    assert!(written(&c) < 100, "only the spawn's slots: {}", written(&c));
+    c.despawn(ids[0]).unwrap();
+}

@@ -162,6 +162,7 @@ impl<S: AgentData> Crowd<S> {
         view: &View,
         driver: &mut impl Driver<S>,
     ) -> UpdateStats {
+        self.settle();
         if dt.is_finite() && dt > 0.0 {
             self.time += f64::from(dt);
         }
