@@ -516,6 +516,7 @@ mod tests {
     /// No foot sliding, on the real mannequin: every agent stepped without a cross-fade
     /// covers exactly its gait's speed (times its scale) over the time since its last step.
     #[test]
+    #[cfg(feature = "bake")]
     fn mannequin_agents_move_at_their_gait_speed() {
         let file = crate::crowd::testing::mannequin_bake();
         let mut c = Crowd::new(&file, &settings(2000, 17), balanced()).unwrap();
