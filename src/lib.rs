@@ -11,7 +11,7 @@
 //!   MODEL.glb`) samples every clip and blend state of your characters into one `.throng`
 //!   file ([`bake`], [`format`](mod@format); from code: `examples/bake_in_code.rs`).
 //! - **Compare LOD performance settings**: `throng bench` measures frame time and picture
-//!   quality per LOD preset, skinning path and backend ([`bench`](mod@bench)).
+//!   quality per LOD preset, skinning path and backend ([`bench`]).
 //!
 //! ## Embedding: a crowd your game drives, in your own wgpu program
 //! Your program keeps its device, targets, passes and camera, and decides where each agent
@@ -94,25 +94,40 @@
 //!   take borrowed slices and allocate nothing.
 //! - Each module has its own error enum; messages name the file and what is wrong.
 //!
-//! ## Example: the pose of a character at a time of a clip
-//!
-//! ```
-//! use glam::Mat4;
-//! use throng::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
-//! use throng::import::{ImportOptions, load_bytes, mannequin};
-//!
-//! // The built-in mannequin; `throng::import::load(path, ..)` reads a .glb or .gltf file.
-//! let model = load_bytes(&mannequin::generate_glb(), "mannequin.glb", &ImportOptions::default())?;
-//! let walk = &model.clips[model.find_clip("walk").expect("the mannequin walks")];
-//! let n = model.skeleton.len();
-//! let (mut local, mut world, mut skin) = (vec![Transform::IDENTITY; n], vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n]);
-//! sample(walk, &model.skeleton, walk.local_time(1.25, Playback::Loop), &mut local);
-//! local_to_model(&model.skeleton, &local, &mut world);
-//! skinning_matrices(&model.skeleton, &world, &mut skin);
-//! let head = model.skeleton.find("head").unwrap();
-//! assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
-//! # Ok::<(), throng::import::ImportError>(())
-//! ```
+// Only with the baker: the example poses the mannequin (`anim`, `import`).
+#![cfg_attr(
+    feature = "bake",
+    doc = r#"
+## Example: the pose of a character at a time of a clip
+
+```
+use glam::Mat4;
+use throng::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
+use throng::import::{ImportOptions, load_bytes, mannequin};
+
+// The built-in mannequin; `throng::import::load(path, ..)` reads a .glb or .gltf file.
+let model = load_bytes(&mannequin::generate_glb(), "mannequin.glb", &ImportOptions::default())?;
+let walk = &model.clips[model.find_clip("walk").expect("the mannequin walks")];
+let n = model.skeleton.len();
+let (mut local, mut world, mut skin) = (vec![Transform::IDENTITY; n], vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n]);
+sample(walk, &model.skeleton, walk.local_time(1.25, Playback::Loop), &mut local);
+local_to_model(&model.skeleton, &local, &mut world);
+skinning_matrices(&model.skeleton, &world, &mut skin);
+let head = model.skeleton.find("head").unwrap();
+assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
+# Ok::<(), throng::import::ImportError>(())
+```
+"#
+)]
+//! ## Cargo features
+//! The runtime ([`atomic`], [`format`](mod@format), [`crowd`], [`render`]: reading `.throng`
+//! files, the agents, the renderer) is always built; a game depends on it alone with
+//! `default-features = false`. Each feature adds a layer:
+//! - `image`: frames read back as `image::RgbaImage` (`render::Target::read`,
+//!   `render::target::read_texture`) and compared (`render::image_diff`); no codec.
+//! - `bake` (with `image`): the baker and what it stands on: [`anim`], [`mesh`], [`import`],
+//!   [`character`], [`bake`], and the live tier [`hybrid`].
+//! - `app` (with `bake`; the default): the demo, [`bench`], [`cli`] and the `throng` binary.
 //!
 //! ## Modules
 //! - [`prelude`]: the names an embedding program needs.
@@ -133,23 +148,44 @@
 //! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
 //! - `app` (internal): the crowd demo of `throng demo`: a winit window with an egui panel, or a
 //!   headless picture. Programs of their own embed the renderer instead (above).
-//! - [`bench`](mod@bench): the headless benchmark harness of `throng bench` and its report (table,
+//! - [`bench`]: the headless benchmark harness of `throng bench` and its report (table,
 //!   CSV/JSON, PNG plots).
 //! - [`cli`]: the `throng` command line (glue only).
-
+//!
+// Links to the modules of a feature that is off lead to the list of features (above);
+// `bench` names a module, not the built-in attribute.
+#![cfg_attr(feature = "app", doc = "[`bench`]: mod@bench")]
+#![cfg_attr(
+    not(feature = "app"),
+    doc = "[`bench`]: #cargo-features\n[`cli`]: #cargo-features"
+)]
+#![cfg_attr(
+    not(feature = "bake"),
+    doc = "[`anim`]: #cargo-features\n[`mesh`]: #cargo-features\n[`import`]: #cargo-features\n\
+           [`character`]: #cargo-features\n[`bake`]: #cargo-features\n[`hybrid`]: #cargo-features"
+)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "bake")]
 pub mod anim;
+#[cfg(feature = "app")]
 pub(crate) mod app;
 pub mod atomic;
+#[cfg(feature = "bake")]
 pub mod bake;
+#[cfg(feature = "app")]
 pub mod bench;
+#[cfg(feature = "bake")]
 pub mod character;
+#[cfg(feature = "app")]
 pub mod cli;
 pub mod crowd;
 pub mod format;
+#[cfg(feature = "bake")]
 pub mod hybrid;
+#[cfg(feature = "bake")]
 pub mod import;
+#[cfg(feature = "bake")]
 pub mod mesh;
 pub mod prelude;
 pub mod render;

@@ -276,6 +276,7 @@ mod tests {
 
     /// The sphere as it was worked out at every step before each animation kept its own:
     /// the reference [`agent_sphere`] must match to the bit.
+    #[cfg(feature = "bake")]
     fn sphere_as_before(palette: &Palette, agent: &Agent, margin: f32) -> (Vec3, f32) {
         let anims = palette.anims();
         let (mut lo, mut hi) = anims
@@ -296,6 +297,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "bake")]
     fn an_animations_own_sphere_gives_the_agents_to_the_bit() {
         use crate::crowd::palette::PaletteNames;
         use crate::crowd::testing::mannequin_bake;

@@ -3,6 +3,8 @@
 
 use thiserror::Error;
 
+use super::id::AgentId;
+
 /// Why a crowd, a palette or a set of LOD presets could not be made, or a call driving an
 /// agent was refused (nothing changed).
 #[derive(Debug, Error)]
@@ -71,13 +73,13 @@ pub enum CrowdError {
     #[error("{agent} was despawned: its handle is stale")]
     StaleAgent {
         /// The handle given.
-        agent: crate::crowd::AgentId,
+        agent: AgentId,
     },
     /// A call gave a value that is not finite (or out of its range) for an agent.
     #[error("{agent}: {what} {value} is not allowed (nothing was changed)")]
     NotFinite {
         /// The agent.
-        agent: crate::crowd::AgentId,
+        agent: AgentId,
         /// What the value is.
         what: &'static str,
         /// The value given.
@@ -97,7 +99,7 @@ pub enum CrowdError {
     )]
     BadScale {
         /// The agent.
-        agent: crate::crowd::AgentId,
+        agent: AgentId,
         /// The scale given.
         scale: String,
     },

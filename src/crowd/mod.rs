@@ -3,8 +3,8 @@
 //! the same calls. Knows no wgpu.
 //!
 //! The runtime:
-//! - `agent`: an agent, its handle ([`AgentId`]), what spawns it ([`Spawn`]) and how an
-//!   animation is played ([`Play`]).
+//! - `agent`: an agent, what spawns it ([`Spawn`]) and how an animation is played
+//!   ([`Play`]); `id`: its handle ([`AgentId`]).
 //! - `population`: [`Crowd`], tying it together: agents and their records in slot order,
 //!   draws, dirty ranges; the calls that drive agents, what a program reads back (events,
 //!   root motion), and the `update` step each frame (with an optional [`Driver`]).
@@ -34,6 +34,7 @@ mod assign;
 pub mod cull;
 pub mod error;
 pub mod grid;
+mod id;
 pub mod lod;
 pub mod palette;
 pub mod plaza;

@@ -604,7 +604,7 @@ mod tests {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "bake"))]
 mod mannequin {
     use super::*;
     use crate::crowd::testing::mannequin_bake;

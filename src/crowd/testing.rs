@@ -214,6 +214,7 @@ pub fn synthetic_file(characters: &[Vec<SynthAnim>], levels: u32) -> ThrongFile 
 }
 
 /// The default bake of the built-in mannequin (bake/mannequin.toml), baked in memory.
+#[cfg(feature = "bake")]
 pub fn mannequin_bake() -> ThrongFile {
     use crate::bake::{BakeOptions, Recipe, bake};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

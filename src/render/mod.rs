@@ -20,7 +20,7 @@
 //!   drawn as colours); `attachment`: props on joints;
 //! - `cpu_skin`: the CPU skinning path (no wgpu), the same arithmetic as `shaders/skinning.wgsl`;
 //! - `parity`: a compute pass running the shader's skinning function, for tests;
-//! - `image_diff`: comparing rendered images.
+//! - `image_diff`: comparing rendered images (feature `image`).
 
 pub mod attachment;
 mod cpu_path;
@@ -32,6 +32,7 @@ mod error;
 mod frame;
 mod ground;
 mod ground_mesh;
+#[cfg(feature = "image")]
 pub mod image_diff;
 pub mod influences;
 mod live;

@@ -26,8 +26,9 @@ pub enum SkinningPath {
     Static,
     /// The GPU path for the crowd, plus a live tier: its nearest agents (the LOD policy's
     /// `live_max` within `live_distance`) posed on the CPU with foot IK on the ground
-    /// ([`crate::hybrid::LiveTier`]), written with [`super::CrowdRenderer::upload_live`] and
-    /// drawn from there as one more draw range per character.
+    /// (`throng::hybrid::LiveTier`, feature `bake`), written with
+    /// [`super::CrowdRenderer::upload_live`] and drawn from there as one more draw range per
+    /// character.
     Hybrid,
 }
 

@@ -9,7 +9,10 @@ pub struct Target {
     /// Width and height, pixels.
     pub size: (u32, u32),
     samples: u32,
+    // Read only by `read` (feature `image`); the views below keep the textures alive anyway.
+    #[cfg_attr(not(feature = "image"), allow(dead_code))]
     color: wgpu::Texture,
+    #[cfg_attr(not(feature = "image"), allow(dead_code))]
     resolve: Option<wgpu::Texture>,
     // Views made once, not per frame (a view keeps its texture alive).
     color_view: wgpu::TextureView,
@@ -143,7 +146,7 @@ impl Target {
         }
     }
 
-    /// The single-sampled picture (what [`Target::read`] reads; the resolve target when
+    /// The single-sampled picture (what `Target::read` reads; the resolve target when
     /// multisampled), for passes drawing over the resolved frame.
     pub fn output(&self) -> &wgpu::TextureView {
         self.resolve_view.as_ref().unwrap_or(&self.color_view)
@@ -168,6 +171,7 @@ impl Target {
     ///
     /// # Errors
     /// [`RenderError::Gpu`] when mapping fails.
+    #[cfg(feature = "image")]
     pub fn read(&self, gpu: &Gpu) -> Result<image::RgbaImage, RenderError> {
         read_texture(gpu, self.resolve.as_ref().unwrap_or(&self.color))
     }
@@ -306,6 +310,7 @@ pub fn best_samples_for(gpu: &Gpu, format: wgpu::TextureFormat) -> u32 {
 ///
 /// # Errors
 /// [`RenderError::Gpu`] when the format is not 8-bit RGBA/BGRA or mapping fails.
+#[cfg(feature = "image")]
 pub fn read_texture(gpu: &Gpu, texture: &wgpu::Texture) -> Result<image::RgbaImage, RenderError> {
     use wgpu::TextureFormat as F;
     let bgra = match texture.format() {

@@ -371,6 +371,7 @@ fn dirty_ranges_hold_every_changed_record() {
 
 /// No foot sliding, on the real mannequin: every agent stepped without a cross-fade
 /// covers exactly its gait's speed (times its scale) over the time since its last step.
+#[cfg(feature = "bake")]
 #[test]
 fn mannequin_agents_move_at_their_gait_speed() {
     let file = Arc::new(crate::crowd::testing::mannequin_bake());

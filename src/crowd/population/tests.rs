@@ -275,6 +275,7 @@ fn bad_calls_are_refused_and_change_nothing() {
     }
 }
 
+#[cfg(feature = "bake")]
 #[test]
 fn events_and_root_motion_of_the_last_step() {
     // The mannequin's walk: foot_l at 0 s, foot_r at 0.5 s of its 1 s cycle.
@@ -312,7 +313,11 @@ fn events_and_root_motion_of_the_last_step() {
             vec![("foot_r".to_string(), 1)]
         ]
     );
+}
 
+#[test]
+fn root_motion_of_the_last_step_is_turned_and_scaled() {
+    let view = looking_from(Vec3::new(0.0, 2.0, 5.0));
     // Root motion: 2 m along the model's +z per 1 s cycle, turned by the heading and scaled.
     let file = Arc::new(synthetic_file(
         &[vec![SynthAnim {
