@@ -127,7 +127,7 @@ assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
 //!   `render::target::read_texture`) and compared (`render::image_diff`); no codec.
 //! - `bake` (with `image`): the baker and what it stands on: [`anim`], [`mesh`], [`import`],
 //!   [`character`], [`bake`], and the live tier [`hybrid`].
-//! - `app` (with `bake`; the default): the demo, [`bench`], [`cli`] and the `throng` binary.
+//! - `app` (with `bake`; the default): the demo, `bench`, `cli` and the `throng` binary.
 //!
 //! ## Modules
 //! - [`prelude`]: the names an embedding program needs.
@@ -146,19 +146,12 @@ assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
 //! - [`hybrid`]: the hybrid path's live tier: the nearest agents posed on the CPU each frame
 //!   from the bake's pose with foot IK on the ground, seamless handoffs, their measures.
 //! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
-//! - `app` (internal): the crowd demo of `throng demo`: a winit window with an egui panel, or a
-//!   headless picture. Programs of their own embed the renderer instead (above).
-//! - [`bench`]: the headless benchmark harness of `throng bench` and its report (table,
-//!   CSV/JSON, PNG plots).
-//! - [`cli`]: the `throng` command line (glue only).
+//! - Internal to the `throng` binary (not API; `throng --help` documents their commands):
+//!   `app`, the crowd demo of `throng demo` (a winit window with an egui panel, or a headless
+//!   picture); `bench`, the headless benchmark harness of `throng bench` and its report;
+//!   `cli`, the command line (glue only).
 //!
-// Links to the modules of a feature that is off lead to the list of features (above);
-// `bench` names a module, not the built-in attribute.
-#![cfg_attr(feature = "app", doc = "[`bench`]: mod@bench")]
-#![cfg_attr(
-    not(feature = "app"),
-    doc = "[`bench`]: #cargo-features\n[`cli`]: #cargo-features"
-)]
+// Links to the modules of a feature that is off lead to the list of features (above).
 #![cfg_attr(
     not(feature = "bake"),
     doc = "[`anim`]: #cargo-features\n[`mesh`]: #cargo-features\n[`import`]: #cargo-features\n\
@@ -174,11 +167,11 @@ pub mod atomic;
 #[cfg(feature = "bake")]
 pub mod bake;
 #[cfg(feature = "app")]
-pub mod bench;
+pub(crate) mod bench;
 #[cfg(feature = "bake")]
 pub mod character;
 #[cfg(feature = "app")]
-pub mod cli;
+pub(crate) mod cli;
 pub mod crowd;
 pub mod format;
 #[cfg(feature = "bake")]
@@ -189,6 +182,21 @@ pub mod import;
 pub mod mesh;
 pub mod prelude;
 pub mod render;
+
+/// What the `throng` binary and throng's own tests reach of the internal modules: not API,
+/// hidden from the docs, free to change.
+#[cfg(feature = "app")]
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::bench::Report;
+    pub use crate::bench::run::camera as bench_camera;
+
+    /// Runs the `throng` command line on the process's arguments; the error it ended with,
+    /// as printed.
+    pub fn run_command_line() -> Result<(), String> {
+        crate::cli::run().map_err(|e| crate::cli::error_report(&e))
+    }
+}
 
 /// The wgpu throng draws with: an embedding program uses this one (the same version) for the
 /// device, passes and formats it hands to [`render`].

@@ -32,10 +32,10 @@ fn main() -> ExitCode {
     let _ = rayon::ThreadPoolBuilder::new()
         .use_current_thread()
         .build_global();
-    match throng::cli::run() {
+    match throng::internal::run_command_line() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", throng::cli::error_report(&err));
+            eprintln!("error: {err}");
             ExitCode::FAILURE
         }
     }

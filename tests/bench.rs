@@ -6,7 +6,7 @@
 
 mod common;
 
-use throng::bench::Report;
+use throng::internal::Report;
 use throng::render::image_diff;
 
 #[test]

@@ -549,7 +549,8 @@ fn the_ground_reaches_under_a_wide_plaza() {
     let file = ThrongFile::open(mannequin_bake()).unwrap();
     let size = (320, 180);
     let half = 387.3; // the plaza of 100,000 agents at 6 m² each
-    let view_proj = throng::bench::run::camera(half, 0, size.0 as f32 / size.1 as f32).view_proj;
+    let view_proj =
+        throng::internal::bench_camera(half, 0, size.0 as f32 / size.1 as f32).view_proj;
     // On the ground 80 m in front of the camera (0, 48.5, 348.6; the nearest ground in view is
     // about 60 m in front): past the old ground's edge at 200 m, low in the picture.
     let near = glam::Vec3::new(0.0, 0.0, 0.9 * half - 80.0);

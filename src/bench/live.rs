@@ -147,11 +147,6 @@ impl Live {
         })
     }
 
-    /// Matrices per instance in the live texture.
-    pub fn stride(&self) -> usize {
-        self.stride
-    }
-
     /// Skinning matrices of `anim` at `time` seconds (wrapped for a looping animation, held
     /// at the ends otherwise), into `out`.
     fn pose(&self, posers: &mut [Poser], anim: u32, time: f32, out: &mut [Mat4]) {

@@ -11,7 +11,7 @@
 //! - `machine`: the CPU, OS, version and commit a report was measured on.
 //! - `report`: writing a [`Report`] out: the stdout table with its comparison block, CSV,
 //!   JSON and two PNG plots (frame time by instance count, LOD speed against quality).
-//! - `error`: [`BenchError`].
+//! - `error`: `BenchError`.
 
 pub mod error;
 pub mod live;
@@ -21,7 +21,4 @@ pub mod report;
 pub mod results;
 pub mod run;
 
-pub use error::BenchError;
-pub use report::{plot_frame_time, plot_lod_quality, table, write_all, write_csv, write_json};
-pub use results::{Adapter, Case, CaseResult, Machine, Quality, Report, Settings, Stat};
-pub use run::{BenchOptions, cases, run};
+pub use results::Report;

@@ -45,7 +45,8 @@ pub fn ids_as_floats(ids: &[u32; 4]) -> Vec4 {
     }
 }
 
-/// One point of the grid: where it is and whose it is.
+/// One point of the grid: where it is and whose it is (what the tests read back).
+#[cfg(test)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GridPoint {
     /// Position on the ground (world x, z), metres.
@@ -225,11 +226,6 @@ impl Grid {
         self.at = at;
     }
 
-    /// The cell size in use, metres (the one asked for, or larger for a very large plaza).
-    pub fn cell(&self) -> f32 {
-        self.cell
-    }
-
     /// How many points the grid holds.
     pub fn len(&self) -> usize {
         self.ids.len().saturating_sub(PADDING)
@@ -244,6 +240,7 @@ impl Grid {
     ///
     /// # Panics
     /// If `i` is out of range.
+    #[cfg(test)]
     #[inline]
     pub fn point(&self, i: usize) -> GridPoint {
         assert!(i < self.len(), "point {i} of {}", self.len());
@@ -251,15 +248,6 @@ impl Grid {
             p: Vec2::new(self.xs[i], self.zs[i]),
             id: self.ids[i],
         }
-    }
-
-    /// The id of point `i` (below [`Grid::len`]) in cell order.
-    ///
-    /// # Panics
-    /// If `i` is out of range.
-    #[inline]
-    pub fn id(&self, i: usize) -> u32 {
-        self.ids[..self.len()][i]
     }
 
     /// The points in cell order as three slices of [`Grid::len`] each: x, z (metres) and id.
@@ -270,6 +258,7 @@ impl Grid {
     }
 
     /// The points in cell order.
+    #[cfg(test)]
     pub fn points(&self) -> impl ExactSizeIterator<Item = GridPoint> + '_ {
         (0..self.len()).map(|i| self.point(i))
     }
@@ -324,6 +313,7 @@ impl Grid {
     /// `p` (itself included, when it is a point of the grid), visiting the cells the circle's
     /// bounding square overlaps: at most 3×3 when `radius` is at most the cell size, 2×2 when
     /// it is at most half of it.
+    #[cfg(test)]
     #[inline]
     pub fn for_each_near(&self, p: Vec2, radius: f32, mut f: impl FnMut(u32, Vec2, f32)) {
         let r2 = radius * radius;

@@ -33,18 +33,18 @@ pub mod agent;
 mod assign;
 pub mod cull;
 pub mod error;
-pub mod grid;
+mod grid;
 mod id;
 pub mod lod;
 pub mod palette;
 pub mod plaza;
 pub mod population;
 pub mod record;
-pub mod rng;
+pub(crate) mod rng;
 pub mod scene;
 pub mod schedule;
 pub mod settings;
-pub mod sim;
+mod sim;
 pub mod terrain;
 #[cfg(test)]
 mod testing;
@@ -55,7 +55,6 @@ pub use agent::{Agent, AgentId, End, Play, Spawn, Start};
 pub use assign::agent_sphere;
 pub use cull::Frustum;
 pub use error::CrowdError;
-pub use grid::Grid;
 pub use lod::{LodPolicy, LodPresets, MAX_LEVELS, MAX_LIVE, MAX_RATE};
 pub use palette::{AnimInfo, CharacterPalette, Family, Gait, Palette, PaletteNames};
 pub use plaza::{Plaza, PlazaSettings};
@@ -70,5 +69,5 @@ pub use wander::{Behaviour, Wander};
 
 /// Passes over fewer items than this run on the calling thread: handing work to rayon's pool
 /// costs tens of microseconds of wake-ups, more than a small pass. The default of
-/// [`CrowdSettings::parallel_min`] (and of [`Grid::new`]); the crowd is the same either way.
+/// [`CrowdSettings::parallel_min`] (and of the plaza's neighbour grid); the crowd is the same either way.
 pub const PARALLEL_MIN: usize = 4096;
