@@ -22,7 +22,9 @@ pub use update::{AgentMut, Driver, DueView, MAX_STEP, step_seconds};
 
 use std::ops::Range;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+
+use glam::Vec4;
 
 use rayon::prelude::*;
 
@@ -78,6 +80,12 @@ pub struct Crowd<S = ()> {
     generations: Vec<u32>,
     /// Free agent indices, the last freed last.
     free: Vec<u32>,
+    /// Per agent index: the place and heading (w) a program gave it, applied at its next due
+    /// update where its bit in `placed_bits` is set.
+    placed: Vec<Vec4>,
+    /// One bit per agent index: a place waits in `placed`. Atomic so that the parallel step
+    /// pass clears the bits of the agents it applies.
+    placed_bits: Vec<AtomicU64>,
     /// Scratch of the live tier's choice: `(distance² / scale², slot)` of the candidates.
     live_candidates: Vec<(f32, u32)>,
     /// Scratch of the live tier's choice: one bit per slot wanted in it.
@@ -128,6 +136,8 @@ impl<S: AgentData> Crowd<S> {
             data: Vec::new(),
             generations: Vec::new(),
             free: Vec::new(),
+            placed: Vec::new(),
+            placed_bits: Vec::new(),
             hot: Vec::new(),
             want: Vec::new(),
             moves: Vec::new(),

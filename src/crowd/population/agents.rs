@@ -7,7 +7,9 @@
 //! and hiding take it out of the draw lists at once. Everything else (place, heading, scale,
 //! tint, animation) is read when the agent is next due: at its next update where its LOD
 //! level's rate is 1, else within that many frames. Until then its record shows what it
-//! showed at its last update. Culling and LOD levels see a new place at the next update.
+//! showed at its last update, and culling and LOD levels see it where it was then.
+
+use std::sync::atomic::AtomicU64;
 
 use glam::Vec3;
 
@@ -66,6 +68,10 @@ impl<S: AgentData> Crowd<S> {
                     self.records.push(InstanceRecord::default());
                     self.hot.push(Hot::default());
                     self.want.push(0);
+                    self.placed.push(glam::Vec4::ZERO);
+                    if self.placed_bits.len() * 64 < self.placed.len() {
+                        self.placed_bits.push(AtomicU64::new(0));
+                    }
                     i
                 }
             };
@@ -101,6 +107,8 @@ impl<S: AgentData> Crowd<S> {
         self.settle();
         let agent = &mut self.agents[slot];
         agent.set_flag(flag::FREE, true);
+        let i = id.index as usize;
+        *self.placed_bits[i / 64].get_mut() &= !(1 << (i % 64));
         self.hot[slot].shown = 0;
         self.generations[id.index as usize] = self.generations[id.index as usize].wrapping_add(1);
         self.free.push(id.index);
@@ -136,7 +144,9 @@ impl<S: AgentData> Crowd<S> {
         Ok(&mut self.data[slot])
     }
 
-    /// Places agent `id` at `position` (metres) facing `heading` (radians about +y).
+    /// Places agent `id` at `position` (metres) facing `heading` (radians about +y) from its
+    /// next due update on (see the module docs): until then it is drawn, culled and read back
+    /// ([`Crowd::agent`]) where it was.
     ///
     /// # Errors
     /// [`CrowdError::StaleAgent`]; [`CrowdError::NotFinite`] for a position or heading that
@@ -147,14 +157,16 @@ impl<S: AgentData> Crowd<S> {
         position: Vec3,
         heading: f32,
     ) -> Result<(), CrowdError> {
-        let slot = self.slot_of(id)?;
+        self.slot_of(id)?;
         check_transform(id, position, heading)?;
-        self.place_slot(slot, position, heading);
+        self.stage(id.index, position, heading);
         Ok(())
     }
 
     /// Places many agents at once: `(id, position, heading)` each, as
-    /// [`Crowd::set_transform`]. Every entry is checked before any is written.
+    /// [`Crowd::set_transform`]. Every entry is checked before any is written. The places are
+    /// kept by agent index until each agent is due, so a program writing every agent every
+    /// frame writes one array in order (fastest with `moves` in the order of the ids' indices).
     ///
     /// # Errors
     /// As [`Crowd::set_transform`], for the first wrong entry; nothing changes.
@@ -164,19 +176,17 @@ impl<S: AgentData> Crowd<S> {
             check_transform(id, position, heading)?;
         }
         for &(id, position, heading) in moves {
-            let slot = self.schedule.agent_slot()[id.index as usize] as usize;
-            self.place_slot(slot, position, heading);
+            self.stage(id.index, position, heading);
         }
         Ok(())
     }
 
-    fn place_slot(&mut self, slot: usize, position: Vec3, heading: f32) {
-        let agent = &mut self.agents[slot];
-        agent.position = position;
-        agent.heading = heading;
-        let hot = &mut self.hot[slot];
-        hot.x = position.x;
-        hot.z = position.z;
+    /// Keeps agent `index`'s new place for its next due update.
+    #[inline]
+    fn stage(&mut self, index: u32, position: Vec3, heading: f32) {
+        let i = index as usize;
+        self.placed[i] = position.extend(heading);
+        *self.placed_bits[i / 64].get_mut() |= 1 << (i % 64);
     }
 
     /// Scales agent `id` uniformly by `scale` (> 0).

@@ -7,6 +7,7 @@
 //! advances the frame counter.
 
 use std::ops::Range;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -292,6 +293,7 @@ impl<S: AgentData> Crowd<S> {
         let driver = &*driver;
         let (palette, now, file) = (&self.palette, self.time, &*self.file);
         let (colours, margin) = (self.lod_colours, self.margin());
+        let (placed, placed_bits) = (&self.placed[..], &self.placed_bits[..]);
         let body = |slot: usize,
                     agent: &mut Agent,
                     data: &mut S,
@@ -299,6 +301,15 @@ impl<S: AgentData> Crowd<S> {
                     hot: &mut Hot| {
             if agent.despawned() {
                 return;
+            }
+            // A place the program gave since its last step.
+            let i = agent.index as usize;
+            let bit = 1u64 << (i % 64);
+            if placed_bits[i / 64].load(Ordering::Relaxed) & bit != 0 {
+                placed_bits[i / 64].fetch_and(!bit, Ordering::Relaxed);
+                let p = placed[i];
+                agent.position = p.truncate();
+                agent.heading = p.w;
             }
             let dt = step_seconds(agent, now);
             driver.step(slot as u32, &mut AgentMut { agent, palette }, data, dt);
