@@ -84,7 +84,8 @@ pub fn bake_to_file(recipe: &Recipe, options: &BakeOptions) -> Result<BakeReport
 
 /// Bakes `recipe` into its output unless that is up to date ([`up_to_date`]), calling
 /// `before_baking` with the recipe just before the bake (not at all when it is up to date).
-/// Returns whether it baked.
+/// Returns the bake's report (what `throng bake` prints: units read, warnings), or `None`
+/// when the output was up to date.
 ///
 /// # Errors
 /// As [`up_to_date`] and [`bake_to_file`].
@@ -92,11 +93,10 @@ pub fn bake_if_stale(
     recipe: &Recipe,
     options: &BakeOptions,
     before_baking: impl FnOnce(&Recipe),
-) -> Result<bool, OutputError> {
+) -> Result<Option<BakeReport>, OutputError> {
     if up_to_date(recipe, options.force, options.external_files)? {
-        return Ok(false);
+        return Ok(None);
     }
     before_baking(recipe);
-    bake_to_file(recipe, options)?;
-    Ok(true)
+    bake_to_file(recipe, options).map(Some)
 }
