@@ -44,7 +44,7 @@ fn main() {
         .builder
         .write(&recipe.output)
         .expect("write");
-    let file = ThrongFile::open(&recipe.output).expect("open");
+    let file = std::sync::Arc::new(ThrongFile::open(&recipe.output).expect("open"));
     let backend = match std::env::var("THRONG_BENCH_BACKEND").as_deref() {
         Ok("gl") => BackendChoice::Gl,
         _ => BackendChoice::Vulkan,

@@ -133,7 +133,18 @@ fn motion_scene(file: &ThrongFile, size: (u32, u32)) -> MotionScene {
             walked(xs[2], held_step),
         ]
         .iter()
-        .map(|a| scene::record(a, &frame_pose(file, a)))
+        .map(|a| {
+            // The record as a crowd writes it (the motion scene places agents frame by frame
+            // and keeps no crowd).
+            let tint = throng::crowd::rgba8(a.tint);
+            throng::crowd::InstanceRecord::new(
+                a.position,
+                a.heading,
+                a.scale,
+                tint,
+                &frame_pose(file, a),
+            )
+        })
         .collect::<Vec<_>>()
     };
     let still = motion_camera(0.0, size);
@@ -287,7 +298,7 @@ fn check_motion(
 #[test]
 fn motion_vectors_show_what_moved_as_it_was_drawn() {
     let size = (320, 200);
-    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let file = std::sync::Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
     let scene = motion_scene(&file, size);
     for choice in [BackendChoice::Vulkan, BackendChoice::Gl] {
         let Some(gpu) = device(choice) else { continue };
@@ -368,7 +379,7 @@ fn draw_square(gpu: &Gpu, model: &Path) -> [u8; 4] {
     .checked()
     .unwrap();
     throng::bake::bake_to_file(&recipe, &BakeOptions::default()).unwrap();
-    let file = ThrongFile::open(&recipe.output).unwrap();
+    let file = std::sync::Arc::new(ThrongFile::open(&recipe.output).unwrap());
     let mut renderer = CrowdRenderer::new(gpu, &file, PassFormat::offscreen(1)).unwrap();
     renderer.set_shadows(Shadows::Off);
     let mut stage = Stage::new(gpu, &renderer).unwrap();
@@ -450,7 +461,7 @@ fn base_colour_textures_are_read_as_srgb() {
 /// `reach` metres when one is given ([`Stage::reach`]).
 fn ground_picture(
     gpu: &Gpu,
-    file: &ThrongFile,
+    file: &std::sync::Arc<ThrongFile>,
     size: (u32, u32),
     view_proj: glam::Mat4,
     terrain: throng::crowd::terrain::Terrain,
@@ -479,7 +490,7 @@ fn ground_picture(
 #[test]
 fn the_relief_ground_draws_its_terrace_in_stone_at_its_height() {
     use throng::crowd::terrain::Terrain;
-    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let file = std::sync::Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
     let size = (320, 200);
     let view_proj = glam::camera::rh::proj::directx::perspective(0.8, 1.6, 0.1, 200.0)
         * glam::camera::rh::view::look_at_mat4(
@@ -546,7 +557,7 @@ fn the_relief_ground_draws_its_terrace_in_stone_at_its_height() {
 #[test]
 fn the_ground_reaches_under_a_wide_plaza() {
     use throng::crowd::terrain::Terrain;
-    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let file = std::sync::Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
     let size = (320, 180);
     let half = 387.3; // the plaza of 100,000 agents at 6 m² each
     let view_proj =

@@ -27,7 +27,7 @@ use throng::render::{
 
 fn parity(choice: BackendChoice) {
     let Some(gpu) = device(choice) else { return };
-    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let file = std::sync::Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
     let (vertices, _) = file.mesh_data(0);
     parity_of(&gpu, choice, &file, vertices, 4);
 }
@@ -90,7 +90,7 @@ fn influence_runs(choice: BackendChoice) {
         .builder
         .write(&out)
         .unwrap();
-    let file = ThrongFile::open(&out).unwrap();
+    let file = std::sync::Arc::new(ThrongFile::open(&out).unwrap());
     let (vertices, _) = file.mesh_data(0);
     for k in 1..=MAX_INFLUENCES {
         let run: Vec<VertexRecord> = vertices
@@ -144,7 +144,7 @@ fn render_shadowed(
     shadows: Shadows,
     (w, h): (u32, u32),
 ) -> image::RgbaImage {
-    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let file = std::sync::Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
     let samples = Target::best_samples(gpu);
     let format = PassFormat::offscreen(samples);
     let mut renderer = CrowdRenderer::new(gpu, &file, format).unwrap();
@@ -282,7 +282,7 @@ fn brightness(image: &image::RgbaImage, (x, y): (u32, u32)) -> f32 {
 #[test]
 fn shadows_darken_the_ground_away_from_the_sun_and_only_there() {
     let size = (640, 400);
-    let file = ThrongFile::open(mannequin_bake()).unwrap();
+    let file = std::sync::Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
     let agents = scene::agents(&file, 36, 3, 0.25);
     let view_proj = scene::camera(agents.len(), size.0 as f32 / size.1 as f32);
     let sun = Light::default().direction.normalize();

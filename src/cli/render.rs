@@ -188,7 +188,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         Some(b) => b.clone(),
         None => default_bake(false)?,
     };
-    let file = ThrongFile::open(&bake)?;
+    let file = std::sync::Arc::new(ThrongFile::open(&bake)?);
     if file.characters().is_empty() || file.anims().is_empty() {
         bail!(
             "{}: the bake has no characters or animations to draw",

@@ -14,8 +14,8 @@ use super::record::Playback;
 /// Where a newly played animation starts.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Start {
-    /// At this many seconds into it (wrapped into the clip when it loops, held within it
-    /// otherwise).
+    /// At this many seconds into it (a looping clip wraps it as it plays; a clamped one
+    /// holds it within the clip).
     Time(f32),
     /// At this fraction of its duration (0 its start, 1 its end; wrapped when it loops).
     Phase(f32),
@@ -416,10 +416,31 @@ impl Agent {
         }
     }
 
+    /// Shows `anim` over what it plays at `weight` (0 to 1), held there (no fade runs), B
+    /// played as `play` says (facts from `anims`, `anim` among them).
+    pub(crate) fn blend(&mut self, anim: u32, play: &Play, weight: f32, anims: &[AnimInfo]) {
+        let Some(info) = anims.get(anim as usize) else {
+            return;
+        };
+        let looping = loops(play.end, info);
+        let a_info = anims.get(self.anim_a as usize);
+        self.time_b = start_time(play.start, self.time_a, a_info, info, looping);
+        self.anim_b = anim;
+        self.rate_b = play.rate;
+        self.set_loop(flag::LOOP_B, looping);
+        self.fade = weight;
+        self.fade_rate = 0.0;
+    }
+
     /// Advances its animations by `dt` seconds of crowd time (durations from `anims`),
     /// moving the fade on and ending it when it is complete.
     #[inline(always)]
     pub(crate) fn advance(&mut self, anims: &[AnimInfo], dt: f32) {
+        if dt == 0.0 {
+            // No time: nothing moves (a time given as it was stays to the bit).
+            self.stepped = 0.0;
+            return;
+        }
         let duration = |a: u32| anims.get(a as usize).map_or(0.0, |i| i.duration);
         let step_a = dt * self.rate_a;
         self.time_a = advance(
@@ -429,7 +450,8 @@ impl Agent {
             self.loops(flag::LOOP_A),
         );
         self.stepped = step_a;
-        if self.fade_rate > 0.0 {
+        // B runs while fading, and while held at a weight (`set_blend`).
+        if self.fade_rate > 0.0 || self.fade > 0.0 {
             let step_b = dt * self.rate_b;
             self.time_b = advance(
                 self.time_b,
@@ -452,7 +474,7 @@ impl Agent {
     /// The animation shown most (A, or B past half a fade), its time and whether it loops:
     /// what [`super::Crowd::events`] reads.
     pub(crate) fn shown(&self) -> (u32, f32, bool) {
-        if self.fade_rate > 0.0 && self.fade >= 0.5 {
+        if self.fade >= 0.5 {
             (self.anim_b, self.time_b, self.loops(flag::LOOP_B))
         } else {
             (self.anim_a, self.time_a, self.loops(flag::LOOP_A))
@@ -511,6 +533,8 @@ fn start_time(
 ) -> f32 {
     let d = info.duration;
     let t = match start {
+        // As given: the frames shown are the same, and a time given is kept to the bit.
+        Start::Time(t) if looping && t.is_finite() => return t,
         Start::Time(t) => t,
         Start::Phase(p) => p * d,
         Start::InStep => match now {

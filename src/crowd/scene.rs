@@ -6,7 +6,7 @@
 
 use glam::{Mat4, Vec3};
 
-use super::record::{FramePose, InstanceRecord, Playback, rgba8};
+use super::record::{FramePose, Playback};
 use super::rng::Rng;
 use crate::format::ThrongFile;
 
@@ -52,17 +52,6 @@ impl Placement {
 /// The frames `placement` shows in `file` (see [`Playback::frame_pose`]).
 pub fn frame_pose(file: &ThrongFile, placement: &Placement) -> FramePose {
     placement.playback().frame_pose(file)
-}
-
-/// The instance record of `placement` showing `pose`.
-pub fn record(placement: &Placement, pose: &FramePose) -> InstanceRecord {
-    InstanceRecord::new(
-        placement.position,
-        placement.heading,
-        placement.scale,
-        rgba8(placement.tint),
-        pose,
-    )
 }
 
 /// Uniform in 0..n (0 for n = 0) by remainder: the draw this scene has always made, so that a

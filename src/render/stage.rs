@@ -13,9 +13,11 @@ use super::pass::SKY;
 use super::path::SkinningPath;
 use super::target::{FrameViews, Target};
 use super::timer::Timer;
-use crate::crowd::scene::{Placement, frame_pose, record};
+use std::sync::Arc;
+
+use crate::crowd::scene::Placement;
 use crate::crowd::terrain::Terrain;
-use crate::crowd::{DrawRange, InstanceRecord};
+use crate::crowd::{Crowd, CrowdError, CrowdSettings, LodPolicy, Play, Spawn, View, rgba8};
 use crate::format::ThrongFile;
 
 /// A test scene to draw with [`Stage::draw_scene`]: its agents, the camera and the LOD level
@@ -34,11 +36,6 @@ pub struct SceneDraw<'a> {
 pub struct Stage {
     ground: Ground,
     timer: Option<Timer>,
-    /// Per-frame scratch of [`Stage::draw_scene`], kept so that frames allocate nothing once
-    /// warm.
-    order_scratch: Vec<u32>,
-    draw_scratch: Vec<DrawRange>,
-    record_scratch: Vec<InstanceRecord>,
 }
 
 impl Stage {
@@ -70,9 +67,6 @@ impl Stage {
         Ok(Self {
             ground,
             timer: Timer::new(gpu),
-            order_scratch: Vec::new(),
-            draw_scratch: Vec::new(),
-            record_scratch: Vec::new(),
         })
     }
 
@@ -198,66 +192,80 @@ impl Stage {
     }
 
     /// Draws `scene` with `path` into `target`, every record new (the renderer's CPU cache is
-    /// forgotten first). Submits, waits and returns what was drawn.
+    /// forgotten first). Its agents are spawned into a crowd through the agent API, playing
+    /// what they play at their times (a cross-fade held at its weight), every one at the
+    /// scene's LOD level and none culled, so their records are made as every crowd's are.
+    /// Submits, waits and returns what was drawn.
     ///
     /// # Errors
     /// As [`Stage::render`]; [`RenderError::Unsupported`] when the CPU path cannot hold that
-    /// many agents.
+    /// many agents, or a placement is not one a crowd of `file` takes.
     pub fn draw_scene(
         &mut self,
         gpu: &Gpu,
         renderer: &mut CrowdRenderer,
-        file: &ThrongFile,
+        file: &Arc<ThrongFile>,
         target: &Target,
         scene: &SceneDraw,
         path: SkinningPath,
     ) -> Result<FrameStats, RenderError> {
-        let agents = scene.agents;
-        // Slots grouped by character (a stable order, so each group is one range).
-        let mut order = std::mem::take(&mut self.order_scratch);
-        let mut records = std::mem::take(&mut self.record_scratch);
-        let mut draws = std::mem::take(&mut self.draw_scratch);
-        order.clear();
-        order.extend(0..agents.len() as u32);
-        order.sort_by_key(|&i| agents[i as usize].character);
-        records.clear();
-        draws.clear();
-        for (k, &i) in order.iter().enumerate() {
-            let agent = &agents[i as usize];
-            records.push(record(agent, &frame_pose(file, agent)));
-            let k = k as u32;
-            match draws.last_mut() {
-                Some(d) if d.character == agent.character => d.slots.end = k + 1,
-                _ => draws.push(DrawRange {
-                    character: agent.character,
-                    level: scene.lod,
-                    slots: k..k + 1,
-                    live: false,
-                }),
-            }
-        }
+        let crowd = scene_crowd(file, scene).map_err(|e| RenderError::Unsupported {
+            file: file.name().to_string(),
+            what: e.to_string(),
+        })?;
         // Everything is new this frame, also to the CPU path's cache.
         renderer.invalidate();
-        let all = 0..records.len() as u32;
-        let frame = CrowdFrame {
-            records: &records,
-            dirty: std::slice::from_ref(&all),
-            draws: &draws,
-            slot_agent: &order,
-            prepared: None,
-        };
-        let result = self.render(
+        self.render(
             gpu,
             renderer,
             file,
             &target.views(),
-            &frame,
+            &CrowdFrame::of(&crowd),
             scene.view_proj,
             path,
-        );
-        self.order_scratch = order;
-        self.record_scratch = records;
-        self.draw_scratch = draws;
-        result
+        )
     }
+}
+
+/// A crowd of `scene`'s agents as they stand: every one at the scene's LOD level (a policy
+/// whose distances are all 0 m), none culled, updated once by no time so that levels are
+/// assigned and records written, their times as given.
+fn scene_crowd(file: &Arc<ThrongFile>, scene: &SceneDraw) -> Result<Crowd, CrowdError> {
+    let lod = scene.lod.min(crate::crowd::MAX_LEVELS as u32 - 1) as usize;
+    let policy = LodPolicy {
+        distances: vec![0.0; lod],
+        rates: vec![1; lod + 1],
+        offscreen_rate: 1,
+        culling: false,
+        ..LodPolicy::default()
+    };
+    let mut crowd = Crowd::new(file.clone(), &CrowdSettings::default(), policy)?;
+    let spawns: Vec<_> = scene
+        .agents
+        .iter()
+        .map(|a| {
+            let spawn = Spawn {
+                heading: a.heading,
+                scale: a.scale,
+                tint: rgba8(a.tint),
+                play: Play::at_time(a.time_a),
+                ..Spawn::new(a.character, a.anim_a, a.position)
+            };
+            (spawn, ())
+        })
+        .collect();
+    let ids = crowd.spawn_many(&spawns)?;
+    for (a, &id) in scene.agents.iter().zip(&ids) {
+        if a.fade > 0.0 {
+            crowd.set_blend(id, a.anim_b, &Play::at_time(a.time_b), a.fade)?;
+        }
+    }
+    crowd.update(
+        0.0,
+        &View {
+            view_proj: scene.view_proj,
+            eye: glam::Vec3::ZERO,
+        },
+    );
+    Ok(crowd)
 }

@@ -288,6 +288,32 @@ impl<S: AgentData> Crowd<S> {
         Ok(())
     }
 
+    /// Agent `id` shows `anim` blended over what it plays at `weight` (0 to 1), held there
+    /// (no fade runs) until a `play` or `cross_fade`; `anim` played as `play` says. A pose
+    /// between two animations, as a test scene shows a cross-fade caught half-way.
+    ///
+    /// # Errors
+    /// As [`Crowd::play`]; [`CrowdError::NotFinite`] for a weight outside 0 to 1.
+    pub fn set_blend(
+        &mut self,
+        id: AgentId,
+        anim: u32,
+        play: &Play,
+        weight: f32,
+    ) -> Result<(), CrowdError> {
+        let slot = self.slot_of(id)?;
+        self.check_anim(self.agents[slot].character, anim, play)?;
+        if !(0.0..=1.0).contains(&weight) {
+            return Err(CrowdError::NotFinite {
+                agent: id,
+                what: "blend weight (0 to 1)",
+                value: weight.to_string(),
+            });
+        }
+        self.agents[slot].blend(anim, play, weight, self.palette.anims());
+        Ok(())
+    }
+
     /// The animation named `name` of `character`.
     ///
     /// # Errors
