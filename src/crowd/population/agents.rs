@@ -157,7 +157,7 @@ impl<S: AgentData> Crowd<S> {
         position: Vec3,
         heading: f32,
     ) -> Result<(), CrowdError> {
-        self.slot_of(id)?;
+        self.check_alive(id)?;
         check_transform(id, position, heading)?;
         self.stage(id.index, position, heading);
         Ok(())
@@ -172,7 +172,7 @@ impl<S: AgentData> Crowd<S> {
     /// As [`Crowd::set_transform`], for the first wrong entry; nothing changes.
     pub fn set_transforms(&mut self, moves: &[(AgentId, Vec3, f32)]) -> Result<(), CrowdError> {
         for &(id, position, heading) in moves {
-            self.slot_of(id)?;
+            self.check_alive(id)?;
             check_transform(id, position, heading)?;
         }
         for &(id, position, heading) in moves {
@@ -325,6 +325,15 @@ impl<S: AgentData> Crowd<S> {
             .find_anim(character as usize, name)
             .map(|a| a as u32)
             .ok_or_else(|| self.unknown_anim(character, name.to_string()))
+    }
+
+    /// Whether agent `id` is alive (its generation is its index's).
+    #[inline]
+    fn check_alive(&self, id: AgentId) -> Result<(), CrowdError> {
+        match self.generations.get(id.index as usize) {
+            Some(&g) if g == id.generation => Ok(()),
+            _ => Err(CrowdError::StaleAgent { agent: id }),
+        }
     }
 
     /// The slot of agent `id`, if it is alive.
