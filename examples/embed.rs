@@ -227,9 +227,9 @@ impl App {
         };
         surface.configure(&device, &config);
 
-        // throng: wrap the program's device (clones of its handles), and build the renderer
-        // for the program's pass: its colour format, its depth format, one sample.
-        let gpu = Gpu::from_device(instance, adapter, device.clone(), queue.clone());
+        // throng: wrap the program's device (it keeps clones of the handles), and build the
+        // renderer for the program's pass: its colour format, its depth format, one sample.
+        let gpu = Gpu::from_device(&instance, &adapter, &device, &queue);
         let pass = PassFormat::new(format, DEPTH, 1);
         let renderer = CrowdRenderer::new(&gpu, &self.file, pass)?;
         // The GPU path where the device can fetch the bake's texels, else the CPU path.

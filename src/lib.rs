@@ -37,7 +37,7 @@
 //! let mut crowd: Crowd = Crowd::new(file.clone(), &CrowdSettings::default(), policy)?;
 //! let walk = crowd.anim_named(0, "walk")?;
 //! let guard = crowd.spawn(&Spawn::new(0, walk, glam::Vec3::new(2.0, 0.0, -5.0)), ())?;
-//! let gpu = Gpu::from_device(instance, adapter, device.clone(), queue.clone());
+//! let gpu = Gpu::from_device(&instance, &adapter, &device, &queue);
 //! let path = choose_path(&PathLimits::of(&gpu, &file), PathRequest::Auto)?.path;
 //! let format = PassFormat::new(
 //!     wgpu::TextureFormat::Bgra8UnormSrgb, // your colour target

@@ -203,24 +203,24 @@ impl Gpu {
     }
 
     /// Wraps a device that an embedding program made itself, for throng's renderer to use.
-    /// wgpu's handles are reference-counted: pass clones and keep using your own. The limits
-    /// are those the device was created with (the texel layout is chosen within them), and
-    /// pass timing is used where the device was created with
-    /// [`wgpu::Features::TIMESTAMP_QUERY`].
+    /// It borrows the program's handles and keeps clones (wgpu's handles are
+    /// reference-counted: the program goes on using its own). The limits are those the device
+    /// was created with (the texel layout is chosen within them), and pass timing is used
+    /// where the device was created with [`wgpu::Features::TIMESTAMP_QUERY`].
     pub fn from_device(
-        instance: wgpu::Instance,
-        adapter: wgpu::Adapter,
-        device: wgpu::Device,
-        queue: wgpu::Queue,
+        instance: &wgpu::Instance,
+        adapter: &wgpu::Adapter,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
     ) -> Self {
         Self {
             info: adapter.get_info(),
             limits: device.limits(),
             timestamps: device.features().contains(wgpu::Features::TIMESTAMP_QUERY),
-            adapter,
-            device,
-            queue,
-            instance,
+            adapter: adapter.clone(),
+            device: device.clone(),
+            queue: queue.clone(),
+            instance: instance.clone(),
         }
     }
 

@@ -171,9 +171,19 @@ impl<S: AgentData> Crowd<S> {
     /// # Errors
     /// As [`Crowd::set_transform`], for the first wrong entry; nothing changes.
     pub fn set_transforms(&mut self, moves: &[(AgentId, Vec3, f32)]) -> Result<(), CrowdError> {
-        for &(id, position, heading) in moves {
-            self.check_alive(id)?;
-            check_transform(id, position, heading)?;
+        // One pass without early exits (the usual case: every entry is good), so that it runs
+        // as a stream; the first wrong entry is looked for only when there is one.
+        let generations = &self.generations;
+        let good = moves.iter().fold(true, |ok, &(id, p, h)| {
+            let alive = generations.get(id.index as usize) == Some(&id.generation);
+            let finite = p.x.is_finite() & p.y.is_finite() & p.z.is_finite() & h.is_finite();
+            ok & alive & finite
+        });
+        if !good {
+            for &(id, position, heading) in moves {
+                self.check_alive(id)?;
+                check_transform(id, position, heading)?;
+            }
         }
         for &(id, position, heading) in moves {
             self.stage(id.index, position, heading);
