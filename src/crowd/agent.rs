@@ -358,12 +358,10 @@ impl Agent {
     /// Plays `anim` at once as `play` says, ending any fade (facts from `anims`, `anim`
     /// among them).
     pub(crate) fn play(&mut self, anim: u32, play: &Play, anims: &[AnimInfo]) {
-        let Some(info) = anims.get(anim as usize) else {
+        let Some((time, looping)) = self.started(anim, play, anims) else {
             return;
         };
-        let looping = loops(play.end, info);
-        let now = anims.get(self.anim_a as usize);
-        self.time_a = start_time(play.start, self.time_a, now, info, looping);
+        self.time_a = time;
         self.anim_a = anim;
         self.rate_a = play.rate;
         self.set_loop(flag::LOOP_A, looping);
@@ -375,9 +373,9 @@ impl Agent {
     /// dominates as A (or, asked back to A, turns round); asked for what it fades to, it goes
     /// on as it was.
     pub(crate) fn cross_fade(&mut self, anim: u32, seconds: f32, play: &Play, anims: &[AnimInfo]) {
-        let Some(info) = anims.get(anim as usize) else {
+        if anims.get(anim as usize).is_none() {
             return;
-        };
+        }
         let fading = self.fade_rate > 0.0;
         if fading && anim == self.anim_b {
             return;
@@ -402,12 +400,10 @@ impl Agent {
             self.end_fade_on_a();
             return;
         }
-        let looping = loops(play.end, info);
-        self.anim_b = anim;
-        let a_info = anims.get(self.anim_a as usize);
-        self.time_b = start_time(play.start, self.time_a, a_info, info, looping);
-        self.rate_b = play.rate;
-        self.set_loop(flag::LOOP_B, looping);
+        let Some(start) = self.started(anim, play, anims) else {
+            return;
+        };
+        self.set_b(anim, start, play.rate);
         self.fade = 0.0;
         if seconds > 0.0 {
             self.fade_rate = 1.0 / seconds;
@@ -419,17 +415,32 @@ impl Agent {
     /// Shows `anim` over what it plays at `weight` (0 to 1), held there (no fade runs), B
     /// played as `play` says (facts from `anims`, `anim` among them).
     pub(crate) fn blend(&mut self, anim: u32, play: &Play, weight: f32, anims: &[AnimInfo]) {
-        let Some(info) = anims.get(anim as usize) else {
+        let Some(start) = self.started(anim, play, anims) else {
             return;
         };
-        let looping = loops(play.end, info);
-        let a_info = anims.get(self.anim_a as usize);
-        self.time_b = start_time(play.start, self.time_a, a_info, info, looping);
-        self.anim_b = anim;
-        self.rate_b = play.rate;
-        self.set_loop(flag::LOOP_B, looping);
+        self.set_b(anim, start, play.rate);
         self.fade = weight;
         self.fade_rate = 0.0;
+    }
+
+    /// Where `anim` (facts from `anims`) starts as `play` says, in step with A where asked,
+    /// and whether it loops; `None` for an animation past `anims`.
+    fn started(&self, anim: u32, play: &Play, anims: &[AnimInfo]) -> Option<(f32, bool)> {
+        let info = anims.get(anim as usize)?;
+        let looping = loops(play.end, info);
+        let now = anims.get(self.anim_a as usize);
+        Some((
+            start_time(play.start, self.time_a, now, info, looping),
+            looping,
+        ))
+    }
+
+    /// Side B becomes `anim` from `time`, looping or not, at `rate`.
+    fn set_b(&mut self, anim: u32, (time, looping): (f32, bool), rate: f32) {
+        self.anim_b = anim;
+        self.time_b = time;
+        self.rate_b = rate;
+        self.set_loop(flag::LOOP_B, looping);
     }
 
     /// Advances its animations by `dt` seconds of crowd time (durations from `anims`),
