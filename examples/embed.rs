@@ -87,11 +87,8 @@ fn main() -> Result<()> {
     // Mesa's Vulkan device-select layer probes Wayland and prints "error: XDG_RUNTIME_DIR is
     // invalid..." where there is none; switch it off then, first thing, while this program
     // has one thread (throng's own binary does the same).
-    if throng::render::driver_env::quiet_device_select(|k| std::env::var_os(k)) {
-        let (name, value) = throng::render::driver_env::DEVICE_SELECT_OFF;
-        // SAFETY: no other thread exists yet to read the environment concurrently.
-        unsafe { std::env::set_var(name, value) };
-    }
+    // SAFETY: first in main: no other thread exists yet.
+    unsafe { throng::render::driver_env::quiet_drivers() };
     let options = options()?;
     // 1. A bake: the user's, or throng's default one.
     let bake = match &options.bake {

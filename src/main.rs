@@ -17,12 +17,8 @@ fn main() -> ExitCode {
     // libwayland print "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on
     // every Vulkan run that succeeds; switch the layer off then (see
     // throng::render::driver_env). The loader reads this when Vulkan is first used.
-    if throng::render::driver_env::quiet_device_select(|k| std::env::var_os(k)) {
-        let (name, value) = throng::render::driver_env::DEVICE_SELECT_OFF;
-        // SAFETY: still first in main, before any other thread exists, so nothing reads the
-        // environment concurrently.
-        unsafe { std::env::set_var(name, value) };
-    }
+    // SAFETY: still first in main, before any other thread exists.
+    unsafe { throng::render::driver_env::quiet_drivers() };
     // The main thread as one of rayon's workers (as many as there are cores, this one
     // included), not a third thread that waits beside two. A crowd update's parallel pass
     // then wakes one worker where it woke two at once, and after a frame of software

@@ -41,6 +41,21 @@ pub fn quiet_device_select(var: impl Fn(&str) -> Option<OsString>) -> bool {
         && var("WAYLAND_SOCKET").is_none()
 }
 
+/// Switches Mesa's device-select layer off for this process where [`quiet_device_select`]
+/// says so: the first thing a program's `main` does (throng's binary and its examples call
+/// it), so that a run without a Wayland session prints no `XDG_RUNTIME_DIR` error lines.
+///
+/// # Safety
+/// It sets an environment variable: call it while no other thread of the process exists,
+/// before anything that may read the environment has started (as `std::env::set_var`).
+pub unsafe fn quiet_drivers() {
+    if quiet_device_select(|k| std::env::var_os(k)) {
+        let (name, value) = DEVICE_SELECT_OFF;
+        // SAFETY: the caller promises no other thread exists.
+        unsafe { std::env::set_var(name, value) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
