@@ -38,6 +38,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("throng/vert-1-byte.throng", "not a whole number"),
     ("throng/anim-3-bytes.throng", "not a whole number"),
     ("throng/flip-crc-kept.throng", "crc"),
+    ("throng/empty-mesh.throng", "no triangles"),
     (
         "recipes/scale-1e25.toml",
         "scale-1e25.toml:4: character 'mannequin': animation 'idle'",

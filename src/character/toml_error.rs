@@ -36,9 +36,12 @@ fn key_before(text: &str, offset: usize) -> Option<&str> {
         return None;
     }
     let key = line[..eq].trim_end();
+    // Past the last character that cannot be in a key: a byte index after a whole character
+    // (the line may hold any UTF-8 before the key).
     let start = key
-        .rfind(|c: char| !(c.is_alphanumeric() || "_-.\"'".contains(c)))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rfind(|&(_, c)| !(c.is_alphanumeric() || "_-.\"'".contains(c)))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let key = &key[start..];
     (!key.is_empty()).then_some(key)
 }

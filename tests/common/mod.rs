@@ -280,3 +280,39 @@ pub fn bake_default(dir: &Path) -> PathBuf {
     assert_eq!(code, 0, "{err}");
     out
 }
+
+/// A tiny character: two joints, one triangle, a clip whose root travels 2 m along +x in 1 s
+/// (extracted as root motion), events, and a state blending two speeds of it.
+pub fn tiny_recipe(tag: &str) -> throng::bake::Recipe {
+    let json = one_channel_model(
+        "translation",
+        "LINEAR",
+        &[0.0, 1.0],
+        &[0.0, 1.0, 0.0, 2.0, 1.0, 0.0],
+    );
+    let model = write_gltf(tag, "slide.gltf", &json);
+    let dir = model.parent().unwrap();
+    std::fs::write(
+        dir.join("slide.toml"),
+        r#"model = "slide.gltf"
+root_joint = "child"
+initial = "go"
+[clips.test]
+root_motion = true
+events = [{ name = "step", time = 0.5 }]
+[parameters]
+pace = { type = "float", default = 1.0 }
+[states.go]
+blend1d = "pace"
+children = [{ at = 1.0, clip = "test" }, { at = 2.0, clip = "test", speed = 2.0 }]
+"#,
+    )
+    .unwrap();
+    let recipe = dir.join("tiny.toml");
+    std::fs::write(
+        &recipe,
+        "output = \"tiny.throng\"\nfps = 4\nprecision = \"f32\"\nlods = [1.0]\n[[characters]]\nname = \"tiny\"\ncharacter = \"slide.toml\"\n[characters.params]\npace = [1.0, 2.0]\n",
+    )
+    .unwrap();
+    throng::bake::Recipe::load(&recipe).unwrap()
+}

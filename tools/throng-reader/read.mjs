@@ -485,6 +485,7 @@ function readBaked(bytes, name, container) {
         fail(26, 'mesh ranges', `${mw}: indices ${mesh.firstIndex} + ${mesh.indexCount} exceed the ${count.INDX} INDX indices`);
       }
       if (mesh.indexCount % 3 !== 0) fail(26, 'mesh ranges', `${mw}: index_count ${mesh.indexCount} is not a multiple of 3`);
+      if (mesh.indexCount === 0) fail(26, 'mesh ranges', `${mw}: index_count is 0 (no triangles)`);
       for (let i = 0; i < mesh.indexCount; i++) {
         const index = u32(sec.INDX.offset + (mesh.firstIndex + i) * 4);
         if (index >= mesh.vertexCount) fail(27, 'indices', `${mw}: index ${i} is ${index}, not < vertex_count ${mesh.vertexCount}`);

@@ -593,6 +593,11 @@ fn mesh_data(
             t.indices.len()
         )));
     };
+    // A mesh is drawn from buffers of its own, and a GPU buffer cannot be empty: a mesh of no
+    // triangles would stop the renderer, so the reader refuses it (the baker never writes one).
+    if m.index_count == 0 {
+        return Err(bad(format!("{label}: has no triangles (0 indices)")));
+    }
     if !m.index_count.is_multiple_of(3) {
         return Err(bad(format!(
             "{label}: {} indices is not whole triangles",
