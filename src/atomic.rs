@@ -12,11 +12,14 @@
 //! longer running; nothing else in the folder is touched.
 //!
 //! [`check_target`] tells before any work whether a target can be written at all (a path
-//! that is empty, names a folder, or lies in a folder that is missing or read-only), so a
-//! command fails in a moment rather than after minutes of baking or rendering.
+//! that is empty, names a folder, a device or a FIFO, or lies in a folder that is missing or
+//! read-only), and [`check_not_input`] whether it is one of the command's own inputs (which
+//! the write would destroy), so a command fails in a moment rather than after minutes of
+//! baking or rendering, with its inputs unchanged.
 //!
-//! A crate-root leaf that knows only std, so every module may use it, `format` included (the
-//! `.throng` container writer goes through it without giving up being a leaf).
+//! A crate-root leaf that knows only std (and [`crate::input`]'s names for kinds of files), so
+//! every module may use it, `format` included (the `.throng` container writer goes through it
+//! without giving up being a leaf).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -155,15 +158,15 @@ pub fn check_target(path: &Path, create_folder: bool) -> Result<(), TargetError>
     if ends_in_separator || path.file_name().is_none() {
         return Err(fail("names a folder; give a file name".into()));
     }
-    // A link is replaced, not followed; anything else but a file (a device, a pipe) is not
+    // A link is replaced, not followed; anything else but a file (a device, a FIFO) is not
     // throng's to replace.
     if let Ok(m) = std::fs::symlink_metadata(path)
-        && !m.is_file()
         && !m.file_type().is_symlink()
+        && let Some(what) = crate::input::what_is(m.file_type())
     {
-        return Err(fail(
-            "is not a regular file (a device, pipe or socket); throng replaces only files".into(),
-        ));
+        return Err(fail(format!(
+            "is {what}; throng replaces only regular files"
+        )));
     }
     let dir = folder_of(path);
     match std::fs::metadata(dir) {
@@ -187,6 +190,58 @@ pub fn check_target(path: &Path, create_folder: bool) -> Result<(), TargetError>
         .map_err(|e| fail(format!("cannot create a file in {}: {e}", dir.display())))?;
     let _ = std::fs::remove_file(&probe);
     Ok(())
+}
+
+/// Refuses target `path` when it is one of `inputs` (each with what it is, e.g. "the
+/// model"): the same file by identity, not by name (device and inode; links followed, so a
+/// hard or symbolic link to an input, or an input that is a link to the target, is caught),
+/// so that a command never replaces what it reads. Called before any work, beside
+/// [`check_target`]. A target that does not exist is none of them; an input that does not
+/// exist is left to its reader.
+///
+/// # Errors
+/// [`TargetError`] naming `path` and the input it is.
+pub fn check_not_input<'a>(
+    path: &Path,
+    inputs: impl IntoIterator<Item = (&'a Path, &'a str)>,
+) -> Result<(), TargetError> {
+    // The target itself (a link is what a write replaces) and what it leads to.
+    let target = [identity(path, false), identity(path, true)];
+    if target.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    for (input, what) in inputs {
+        if identity(input, true).is_some_and(|id| target.contains(&Some(id))) {
+            return Err(TargetError {
+                path: path.to_path_buf(),
+                what: format!(
+                    "is the same file as {what} {}; give another output path",
+                    input.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What makes the file at `path` the file it is (the link itself unless `follow`): its device
+/// and inode; `None` when there is none.
+#[cfg(unix)]
+fn identity(path: &Path, follow: bool) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = if follow {
+        std::fs::metadata(path)
+    } else {
+        std::fs::symlink_metadata(path)
+    };
+    m.ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// What makes the file at `path` the file it is, where there are no inode numbers: its
+/// canonical path (links are always followed).
+#[cfg(not(unix))]
+fn identity(path: &Path, _follow: bool) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
 }
 
 /// The folder `path` is in ("." for a bare file name).
@@ -249,8 +304,11 @@ fn sync_folder(path: &Path) {
     let _ = path;
 }
 
-/// Removes the temporaries of `path` whose writing process is gone.
-fn remove_stale(path: &Path) {
+/// Removes the temporaries of target `path` whose writing process is gone (best effort:
+/// one that cannot be removed stays). Every successful write does this after its rename; a
+/// command that finds its target up to date and writes nothing calls it instead, so that the
+/// temporary of a killed run does not stay for good.
+pub fn remove_stale(path: &Path) {
     let prefix = temp_prefix(path);
     let legacy = format!("{}{LEGACY_MARK}", hidden_name(path));
     let Ok(entries) = std::fs::read_dir(folder_of(path)) else {
@@ -479,11 +537,53 @@ mod tests {
         assert_eq!(entries(&dir), ["file", "no"]);
         assert_eq!(std::fs::read(&file).unwrap(), b"x");
         #[cfg(unix)]
-        assert!(
-            msg(Path::new("/dev/null"), false).contains("not a regular file"),
-            "{}",
-            msg(Path::new("/dev/null"), false)
+        assert_eq!(
+            msg(Path::new("/dev/null"), false),
+            "/dev/null: is a device; throng replaces only regular files"
         );
+    }
+
+    #[test]
+    fn a_target_that_is_one_of_its_inputs_is_refused() {
+        let dir = temp_dir("inputs");
+        let model = dir.join("m.glb");
+        std::fs::write(&model, b"model").unwrap();
+        let other = dir.join("other.glb");
+        std::fs::write(&other, b"other").unwrap();
+        let inputs = [
+            (model.as_path(), "the model"),
+            (other.as_path(), "the other"),
+        ];
+        let msg = |p: &Path| check_not_input(p, inputs).unwrap_err().to_string();
+        let said = format!(
+            "is the same file as the model {}; give another output path",
+            model.display()
+        );
+        assert_eq!(msg(&model), format!("{}: {said}", model.display()));
+        // Another name of the same file: through "..", a hard link, a symbolic link.
+        let dotted = dir.join("x/../m.glb");
+        std::fs::create_dir(dir.join("x")).unwrap();
+        assert!(msg(&dotted).ends_with(&said), "{}", msg(&dotted));
+        std::fs::hard_link(&model, dir.join("hard.glb")).unwrap();
+        assert!(msg(&dir.join("hard.glb")).ends_with(&said));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&model, dir.join("soft.glb")).unwrap();
+            assert!(msg(&dir.join("soft.glb")).ends_with(&said));
+            // An input that is a link to the target.
+            let link = dir.join("link.glb");
+            std::os::unix::fs::symlink(&other, &link).unwrap();
+            let e = check_not_input(&other, [(link.as_path(), "the model")]).unwrap_err();
+            assert!(e.to_string().contains("the model"), "{e}");
+        }
+        // A new file, a file of the same bytes elsewhere, a missing input: fine.
+        check_not_input(&dir.join("new.glb"), inputs).unwrap();
+        let copy = dir.join("copy.glb");
+        std::fs::write(&copy, b"model").unwrap();
+        check_not_input(&copy, inputs).unwrap();
+        check_not_input(&copy, [(dir.join("none").as_path(), "the model")]).unwrap();
+        assert_eq!(std::fs::read(&model).unwrap(), b"model");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

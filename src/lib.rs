@@ -120,9 +120,9 @@ assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
 "#
 )]
 //! ## Cargo features
-//! The runtime ([`atomic`], [`format`](mod@format), [`crowd`], [`render`]: reading `.throng`
-//! files, the agents, the renderer) is always built; a game depends on it alone with
-//! `default-features = false`. Each feature adds a layer:
+//! The runtime ([`atomic`], [`input`], [`format`](mod@format), [`crowd`], [`render`]: reading
+//! `.throng` files, the agents, the renderer) is always built; a game depends on it alone
+//! with `default-features = false`. Each feature adds a layer:
 //! - `image`: frames read back as `image::RgbaImage` (`render::Target::read`,
 //!   `render::target::read_texture`) and compared (`render::image_diff`); no codec.
 //! - `bake` (with `image`): the baker and what it stands on: [`anim`], [`mesh`], [`import`],
@@ -133,6 +133,8 @@ assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
 //! - [`prelude`]: the names an embedding program needs.
 //! - [`atomic`]: the one atomic file writer every command uses (temporary file beside the
 //!   target, removed on error, stale ones of killed runs cleaned by the next write); std only.
+//! - [`input`]: the one way every input file is read: what is not a regular file (a FIFO,
+//!   a device, a folder) is refused unopened, and each kind of file has a size limit.
 //! - [`anim`]: pure-CPU animation core (transforms, skeleton, clips, sampling, FK, skinning).
 //! - [`mesh`]: skinned meshes, materials, bounds.
 //! - [`import`]: glTF import and the procedural mannequin.
@@ -178,6 +180,7 @@ pub mod format;
 pub mod hybrid;
 #[cfg(feature = "bake")]
 pub mod import;
+pub mod input;
 #[cfg(feature = "bake")]
 pub mod mesh;
 pub mod prelude;

@@ -4,7 +4,10 @@
 //! abort, a stack overflow or a hang. Every error message says each of its clauses once (the
 //! message split on ": " has no clause twice), and each file's message says what the file is
 //! refused for (the fragments in `EXPECTED`). Inputs too large to commit (a 100,000-deep tree
-//! chain) and runtime flags are made here.
+//! chain) and runtime flags are made here, and so are inputs that are not files at all (a
+//! FIFO, a folder, `/dev/zero`) or sparse files over their kind's size limit, given as every
+//! kind of input (model, recipe, character file, LOD presets, play script, bench
+//! configuration and recipe, `.throng` file): each gets one message at once, nothing written.
 
 mod common;
 
@@ -75,6 +78,11 @@ struct Ran {
 
 /// Runs `throng ARGS` in `dir` (with its own cache folder), killing it past [`LIMIT`].
 fn run(dir: &Path, args: &[OsString]) -> Ran {
+    run_within(dir, args, LIMIT)
+}
+
+/// [`run`], killing it past `limit`.
+fn run_within(dir: &Path, args: &[OsString], limit: Duration) -> Ran {
     let what = format!(
         "throng {}",
         args.iter()
@@ -98,10 +106,10 @@ fn run(dir: &Path, args: &[OsString]) -> Ran {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        if start.elapsed() > LIMIT {
+        if start.elapsed() > limit {
             child.kill().ok();
             child.wait().ok();
-            panic!("{what}: still running after {LIMIT:?} (a hang)");
+            panic!("{what}: still running after {limit:?} (a hang)");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -463,6 +471,174 @@ fn runtime_flags_out_of_range_are_refused_once() {
     }
     // Nothing was written into the folder given as an output.
     assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A refusal is a look at a file's metadata. A hang (a FIFO opened for reading, `/dev/zero`
+/// read to its end) runs forever, so any bound tells; 10 s leaves a debug build on a loaded
+/// machine room to start.
+const REFUSE_LIMIT: Duration = Duration::from_secs(10);
+
+/// The hostile inputs: a FIFO without a writer, a folder, a link to `/dev/zero` and a sparse
+/// file one byte over its kind's limit, each with what its message must say (lower-cased).
+const HOSTILE: [(&str, &str); 4] = [
+    ("fifo", "is a fifo"),
+    ("folder", "is a folder"),
+    ("zero", "is a device"),
+    ("big", "over the"),
+];
+
+/// Makes the [`HOSTILE`] inputs `NAME.EXT` in `dir` for each extension, each kind's big one
+/// over its limit, and the files that name them: `recipe-model-NAME.toml` (a recipe naming
+/// the model), `recipe-char-NAME.toml` (naming the character file) and `char-NAME.toml` (a
+/// character file naming the model).
+#[cfg(unix)]
+fn hostile_inputs(dir: &Path) {
+    use throng::input::{MODEL_LIMIT, TEXT_LIMIT, THRONG_LIMIT};
+    for (ext, limit) in [
+        ("toml", TEXT_LIMIT),
+        ("glb", MODEL_LIMIT),
+        ("throng", THRONG_LIMIT),
+    ] {
+        let at = |name: &str| dir.join(format!("{name}.{ext}"));
+        let made = Command::new("mkfifo").arg(at("fifo")).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) failed");
+        std::fs::create_dir(at("folder")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", at("zero")).unwrap();
+        // Sparse: no disk is spent on it.
+        std::fs::File::create(at("big"))
+            .and_then(|f| f.set_len(limit + 1))
+            .unwrap();
+    }
+    let character = std::fs::read_to_string(repo().join("assets/mannequin.toml")).unwrap();
+    assert!(
+        character.contains("\nmodel = "),
+        "assets/mannequin.toml names no model"
+    );
+    for (name, _) in HOSTILE {
+        let recipe = |source: &str| {
+            format!("output = \"out/r.throng\"\n[[characters]]\nname = \"c\"\n{source}\n")
+        };
+        let model = format!("model = \"{name}.glb\"");
+        std::fs::write(
+            dir.join(format!("recipe-model-{name}.toml")),
+            recipe(&model),
+        )
+        .unwrap();
+        let char_file = format!("character = \"{name}.toml\"");
+        std::fs::write(
+            dir.join(format!("recipe-char-{name}.toml")),
+            recipe(&char_file),
+        )
+        .unwrap();
+        let named: String = character
+            .lines()
+            .map(|l| {
+                if l.starts_with("model = ") {
+                    model.clone()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(dir.join(format!("char-{name}.toml")), named).unwrap();
+    }
+}
+
+/// Every command on every kind of input it reads, for hostile input `n`: the file each run
+/// must name, and its arguments.
+fn hostile_commands(n: &str) -> Vec<(String, Vec<OsString>)> {
+    let repo = repo().display().to_string();
+    let fixture = format!("{repo}/tests/fixtures/format-1.1.throng");
+    let character = format!("{repo}/assets/mannequin.toml");
+    let (glb, toml, throng) = (
+        format!("{n}.glb"),
+        format!("{n}.toml"),
+        format!("{n}.throng"),
+    );
+    let recipe_model = format!("recipe-model-{n}.toml");
+    let recipe_char = format!("recipe-char-{n}.toml");
+    let char_model = format!("char-{n}.toml");
+    let bench = ["bench", "--bake", &fixture, "--quick", "--out", "out/bench"];
+    let runs: Vec<(&String, Vec<&str>)> = vec![
+        (&glb, vec!["inspect", &glb]),
+        (&glb, vec!["bake", &glb, "-o", "out/m.throng"]),
+        (&glb, vec!["pose", &glb]),
+        (&toml, vec!["bake", &toml, "-o", "out/r.throng"]),
+        (&glb, vec!["bake", &recipe_model]),
+        (&toml, vec!["bake", &recipe_char]),
+        (&toml, vec!["pose", "--character", &toml]),
+        (&glb, vec!["pose", "--character", &char_model]),
+        (&toml, vec!["play", &character, "--script", &toml]),
+        (&toml, [&bench[..], &["--config", &toml]].concat()),
+        (&toml, [&bench[..], &["--recipe", &toml]].concat()),
+        (
+            &toml,
+            vec![
+                "demo",
+                "--bake",
+                &fixture,
+                "--lod-config",
+                &toml,
+                "--headless",
+                "--frames",
+                "1",
+                "--screenshot",
+                "out/d.png",
+            ],
+        ),
+        (&throng, vec!["inspect", &throng]),
+        (
+            &throng,
+            vec!["render", "--bake", &throng, "--out", "out/x.png"],
+        ),
+        (&throng, vec!["export-texture", &throng, "out/x.png"]),
+    ];
+    runs.into_iter()
+        .map(|(file, args)| (file.clone(), os(&args)))
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn inputs_that_are_not_files_or_too_large_get_one_message_at_once() {
+    let dir = common::temp_dir("hostile-inputs");
+    hostile_inputs(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let mut slowest = Duration::ZERO;
+    let mut runs = 0;
+    for (name, says) in HOSTILE {
+        for (file, args) in hostile_commands(name) {
+            let start = Instant::now();
+            let r = run_within(&dir, &args, REFUSE_LIMIT);
+            slowest = slowest.max(start.elapsed());
+            runs += 1;
+            check(&r);
+            assert_eq!(r.status.code(), Some(1), "{}: {}", r.what, r.stderr);
+            let errors: Vec<&str> = r
+                .stderr
+                .lines()
+                .filter(|l| l.starts_with("error: "))
+                .collect();
+            assert_eq!(errors.len(), 1, "{}: one message\n{}", r.what, r.stderr);
+            let line = errors[0].to_lowercase();
+            assert!(
+                line.contains(says) && line.contains(&file),
+                "{}: does not say '{file}' and '{says}'\n{}",
+                r.what,
+                r.stderr
+            );
+        }
+    }
+    // Nothing was written: no output, no temporary, no folder of a report.
+    let written: Vec<_> = std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(written.is_empty(), "written: {written:?}");
+    eprintln!("{runs} refusals, the slowest in {slowest:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

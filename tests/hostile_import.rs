@@ -362,6 +362,20 @@ fn a_refused_file_is_never_opened() {
     }
 }
 
+/// A `.gltf` whose buffer file is missing: every command names the model, the buffer (index
+/// and name) and the file, `bake` as `inspect` and `pose` do (bake finds it while hashing its
+/// inputs, before loading the model).
+#[test]
+fn a_missing_buffer_is_named_with_its_model() {
+    let t = TempDir::new("missing-buffer");
+    let model_dir = t.0.join("model");
+    let file = mannequin_gltf(&t.0, "gone", "gone.bin", None);
+    for (cmd, run) in run_all(&model_dir, &file, &[]) {
+        assert_refused(&cmd, &run, &[&file, "buffer 0", "gone.bin", "No such file"]);
+    }
+    assert!(!model_dir.join("out.throng").exists());
+}
+
 #[test]
 fn impossible_sizes_are_refused_before_anything_is_read() {
     let t = TempDir::new("sizes");

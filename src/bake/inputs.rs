@@ -14,6 +14,7 @@ use super::recipe::{Recipe, Source};
 use crate::character::toml_error::line_of;
 use crate::format::InputFile;
 use crate::import::ExternalFiles;
+use crate::input::Kind;
 
 /// The one key of a character file the input key needs; the others are left to loading.
 #[derive(Deserialize)]
@@ -29,21 +30,29 @@ fn hex(d: impl AsRef<[u8]>) -> String {
     d.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Every file a bake of `recipe` reads, with hashes, and the key that identifies the bake's
-/// inputs: equal keys mean an identical output. `force` is part of the key (it decides whether
-/// an over-budget f16 bake is written). Bare models' URIs are listed when `external` allows
-/// them, as loading reads them; a refused one is neither listed nor read.
-///
-/// # Errors
-/// [`BakeError::Input`] for a file that cannot be read, saying where the recipe (and the
-/// character file, for its model) names it.
-pub fn inputs(
-    recipe: &Recipe,
-    force: bool,
-    external: ExternalFiles,
-) -> Result<(String, Vec<InputFile>), BakeError> {
-    // Each file with where it was named, for a file that cannot be read.
-    let mut files: Vec<(PathBuf, String)> = Vec::new();
+/// One file a bake reads.
+#[derive(Clone)]
+pub(super) struct Listed {
+    /// The file, as it is read.
+    pub path: PathBuf,
+    /// Where it was named, as a message prefix ending in `": "` (the recipe's line and
+    /// character, the character file's line for its model, the model and element for a
+    /// buffer or image); empty for a bare model's own file.
+    pub named: String,
+    /// What it is to the bake, for a message: "the model", "the character file",
+    /// "buffer 0 of the model".
+    pub what: String,
+    /// Its kind, for the size limit it is read under.
+    pub kind: Kind,
+}
+
+/// Every file a bake of `recipe` reads (models, their buffers and images, character files and
+/// the models they name), in the order the input key hashes them; a file named again
+/// (characters made from one source) is listed again. Bare models' URIs are listed when
+/// `external` allows them, as loading reads them; a refused one is not listed. The recipe
+/// file itself is not among them (its text is).
+pub(super) fn input_files(recipe: &Recipe, external: ExternalFiles) -> Vec<Listed> {
+    let mut files: Vec<Listed> = Vec::new();
     // Where each source's files are in `files`: a source named again (characters made from
     // one file) lists them again without parsing its files again.
     let mut listed: HashMap<&Source, std::ops::Range<usize>> = HashMap::new();
@@ -58,42 +67,79 @@ pub fn inputs(
             None => String::new(),
         };
         match &c.source {
-            Source::Model(m) => {
-                let named = named("model");
-                files.extend(
-                    crate::import::source_files(m, external)
-                        .into_iter()
-                        .map(|f| (f, named.clone())),
-                );
-            }
+            Source::Model(m) => model_files(&mut files, m, external, &named("model")),
             Source::Character(f) => {
                 let named = named("character");
-                files.push((f.clone(), named.clone()));
+                files.push(Listed {
+                    path: f.clone(),
+                    named: named.clone(),
+                    what: "the character file".into(),
+                    kind: Kind::Text,
+                });
                 // The model the character file names, read without loading the character
                 // (loading it reports what else is wrong with the file).
-                let text = std::fs::read_to_string(f).unwrap_or_default();
+                let text = crate::input::read_text(f).unwrap_or_default();
                 if let Ok(ModelKey { model: Some(m) }) = toml::from_str::<ModelKey>(&text) {
                     let dir = f.parent().unwrap_or(Path::new("."));
-                    let file = f.file_name().map_or_else(
-                        || f.display().to_string(),
-                        |n| n.to_string_lossy().into_owned(),
+                    let named = format!(
+                        "{named}{}:{}: model: ",
+                        file_name(f),
+                        line_of(&text, m.span().start)
                     );
-                    let named =
-                        format!("{named}{file}:{}: model: ", line_of(&text, m.span().start));
                     // Character files load their model held to its folder.
-                    files.extend(
-                        crate::import::source_files(
-                            &dir.join(m.get_ref()),
-                            ExternalFiles::ModelFolder,
-                        )
-                        .into_iter()
-                        .map(|f| (f, named.clone())),
-                    );
+                    let model = dir.join(m.get_ref());
+                    model_files(&mut files, &model, ExternalFiles::ModelFolder, &named);
                 }
             }
         }
         listed.insert(&c.source, start..files.len());
     }
+    files
+}
+
+/// The last part of `path`, for messages.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// Lists model `m` and the buffers and images it names, `named` where the model was named.
+fn model_files(files: &mut Vec<Listed>, m: &Path, external: ExternalFiles, named: &str) {
+    for f in crate::import::source_files(m, external) {
+        let (named, what) = match &f.element {
+            // The model and the element naming the file: a missing buffer is found here.
+            Some(e) => (
+                format!("{named}{}: {e}: ", file_name(m)),
+                format!("{e} of the model"),
+            ),
+            None => (named.to_string(), "the model".to_string()),
+        };
+        files.push(Listed {
+            path: f.path,
+            named,
+            what,
+            kind: Kind::Model,
+        });
+    }
+}
+
+/// Every file a bake of `recipe` reads (models with their buffers and images, character
+/// files and the models they name), with hashes, and the key that identifies the bake's
+/// inputs: equal keys mean an identical output. `force` is part of the key (it decides
+/// whether an over-budget f16 bake is written). Bare models' URIs are listed when `external`
+/// allows them, as loading reads them; a refused one is neither listed nor read.
+///
+/// # Errors
+/// [`BakeError::Input`] for a file that cannot be read (missing, not a regular file, over
+/// its kind's size limit), saying where the recipe (and the character file, for its model;
+/// the model and element, for a buffer or image) names it.
+pub fn inputs(
+    recipe: &Recipe,
+    force: bool,
+    external: ExternalFiles,
+) -> Result<(String, Vec<InputFile>), BakeError> {
     let mut key = Sha256::new();
     key.update(TOOL.as_bytes());
     key.update([0, u8::from(force)]);
@@ -102,18 +148,23 @@ pub fn inputs(
     // A file named again (characters made from one file) is read and hashed once; it is
     // listed each time, as the key has always listed it.
     let mut seen: HashMap<PathBuf, (sha2::digest::Output<Sha256>, u64)> = HashMap::new();
-    for (f, named) in files {
+    for Listed {
+        path: f,
+        named,
+        kind,
+        ..
+    } in input_files(recipe, external)
+    {
         let (h, len) = match seen.get(&f) {
             Some(&(h, len)) => (h, len),
             None => {
-                let bytes = std::fs::read(&f).map_err(|error| BakeError::Input {
+                let (h, len) = hash(&f, kind).map_err(|error| BakeError::Input {
                     named,
                     file: f.display().to_string(),
                     error,
                 })?;
-                let h = Sha256::digest(&bytes);
-                seen.insert(f.clone(), (h, bytes.len() as u64));
-                (h, bytes.len() as u64)
+                seen.insert(f.clone(), (h, len));
+                (h, len)
             }
         };
         key.update(f.display().to_string().as_bytes());
@@ -125,4 +176,12 @@ pub fn inputs(
         });
     }
     Ok((hex(key.finalize()), out))
+}
+
+/// The SHA-256 and length of file `f`, read as a file of `kind` ([`crate::input`]), streamed.
+fn hash(f: &Path, kind: Kind) -> std::io::Result<(sha2::digest::Output<Sha256>, u64)> {
+    let (mut r, _) = crate::input::reader(f, kind)?;
+    let mut hasher = Sha256::new();
+    let len = std::io::copy(&mut r, &mut hasher)?;
+    Ok((hasher.finalize(), len))
 }

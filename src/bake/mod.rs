@@ -56,7 +56,7 @@ pub use frames::{FrameSchedule, MAX_FRAMES};
 pub use gait::{Feet, feet_of};
 pub use inputs::{TOOL, inputs};
 pub use load::standing_height;
-pub use output::{OutputError, bake_if_stale, bake_to_file, up_to_date};
+pub use output::{OutputError, bake_if_stale, bake_to_file, check_output, up_to_date};
 pub use recipe::{
     CharacterSpec, DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size, Source,
 };

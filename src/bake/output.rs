@@ -7,10 +7,10 @@ use thiserror::Error;
 
 use super::baker::{BakeOptions, bake};
 use super::error::BakeError;
-use super::inputs::inputs;
+use super::inputs::{input_files, inputs};
 use super::recipe::Recipe;
 use super::report::BakeReport;
-use crate::atomic::{TargetError, WriteError, check_target};
+use crate::atomic::{TargetError, WriteError, check_not_input, check_target, remove_stale};
 use crate::format::ThrongFile;
 
 /// The repository's default recipe, relative to the current folder: used instead of the
@@ -37,8 +37,8 @@ pub enum OutputError {
         #[source]
         error: WriteError,
     },
-    /// The output cannot be written there (empty, a folder, a folder that cannot be created
-    /// or written in); found before baking.
+    /// The output cannot be written there (empty, a folder, a device or FIFO, a folder that
+    /// cannot be created or written in, one of the bake's own inputs); found before baking.
     #[error(transparent)]
     Target(#[from] TargetError),
     /// Baking or writing failed.
@@ -49,6 +49,10 @@ pub enum OutputError {
 /// Whether `recipe`'s output exists and was baked from exactly these inputs (recipe, models,
 /// character files, throng version and `force`). An output that cannot be read is not up to
 /// date. `external` says which files bare models' URIs may name, as in [`BakeOptions`].
+///
+/// When it is up to date, the temporaries that killed bakes of it left beside it are removed
+/// ([`remove_stale`]): the bake that writes nothing still cleans up after a killed one, as the
+/// one that writes does.
 ///
 /// # Errors
 /// [`BakeError::Input`] if an input file cannot be read for hashing.
@@ -61,19 +65,44 @@ pub fn up_to_date(
         return Ok(false);
     }
     let (key, _) = inputs(recipe, force, external)?;
-    Ok(ThrongFile::open(&recipe.output).is_ok_and(|f| f.metadata().input_key == key))
+    let fresh = ThrongFile::open(&recipe.output).is_ok_and(|f| f.metadata().input_key == key);
+    if fresh {
+        remove_stale(&recipe.output);
+    }
+    Ok(fresh)
+}
+
+/// Checks, before any work, that `recipe`'s output can be written ([`check_target`], creating
+/// its folder) and is none of the bake's own inputs: the recipe file, the models with their
+/// buffers and images, the character files ([`check_not_input`]; by identity, not by name).
+///
+/// # Errors
+/// [`OutputError::Target`] naming the output and what is wrong with it.
+pub fn check_output(
+    recipe: &Recipe,
+    external: crate::import::ExternalFiles,
+) -> Result<(), OutputError> {
+    check_target(&recipe.output, true)?;
+    let files = input_files(recipe, external);
+    let inputs = recipe
+        .path
+        .iter()
+        .map(|p| (p.as_path(), "the recipe"))
+        .chain(files.iter().map(|f| (f.path.as_path(), f.what.as_str())));
+    check_not_input(&recipe.output, inputs)?;
+    Ok(())
 }
 
 /// Bakes `recipe` and writes it to `recipe.output` atomically, creating its folder if needed.
-/// The output is checked first ([`check_target`]), so a path that cannot be written fails
-/// before the bake rather than after it; the bake is validated as the reader validates
-/// before anything is written.
+/// The output is checked first ([`check_output`]), so a path that cannot be written, or that
+/// is one of the bake's inputs, fails before the bake rather than after it; the bake is
+/// validated as the reader validates before anything is written.
 ///
 /// # Errors
 /// [`OutputError::Target`] if the output cannot be written there, [`OutputError::Bake`] if
 /// baking, validating or writing fails (the old output stays as it was).
 pub fn bake_to_file(recipe: &Recipe, options: &BakeOptions) -> Result<BakeReport, OutputError> {
-    check_target(&recipe.output, true)?;
+    check_output(recipe, options.external_files)?;
     let baked = bake(recipe, options)?;
     baked
         .builder

@@ -276,7 +276,7 @@ impl Recipe {
     /// # Errors
     /// [`BakeError::Recipe`] naming the file and line of the key at fault, and the problem.
     pub fn load(path: &Path) -> Result<Self, BakeError> {
-        let text = std::fs::read_to_string(path).map_err(|e| BakeError::Recipe {
+        let text = crate::input::read_text(path).map_err(|e| BakeError::Recipe {
             at: RecipeAt {
                 file: path.display().to_string(),
                 line: None,

@@ -94,7 +94,7 @@ impl Character {
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
-        let text = std::fs::read_to_string(path).map_err(|error| CharacterError::Io {
+        let text = crate::input::read_text(path).map_err(|error| CharacterError::Io {
             file: file.clone(),
             error,
         })?;

@@ -7,8 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::baking::{bake_and_write, recipe_for};
-use crate::atomic::check_target;
-use crate::bake::{BakeReport, DefaultSource, default_recipe, up_to_date};
+use crate::bake::{BakeReport, DefaultSource, check_output, default_recipe, up_to_date};
 
 /// Arguments of `throng bake`.
 #[derive(Debug, clap::Args)]
@@ -148,8 +147,8 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
         }
     };
     // Before hashing the inputs and baking (bake_to_file checks again, for its other callers):
-    // an output that cannot be written fails now, naming it.
-    check_target(&recipe.output, true)?;
+    // an output that cannot be written, or is one of the inputs, fails now, naming it.
+    check_output(&recipe, external)?;
     if !args.rebuild && up_to_date(&recipe, args.force, external)? {
         if !args.quiet {
             println!(

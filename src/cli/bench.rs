@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::atomic::check_target;
+use crate::atomic::{check_not_input, check_target};
 
 use super::baking::default_bake;
 use super::render::parse_size;
 use crate::app::lod_presets;
-use crate::bench::report::{CSV_FILE, table, write_all};
+use crate::bench::report::{
+    CSV_FILE, FRAME_TIME_FILE, JSON_FILE, LOD_QUALITY_FILE, table, write_all,
+};
 use crate::bench::run::{BenchOptions, cases, run as run_bench};
 use crate::crowd::terrain::Terrain;
 use crate::format::ThrongFile;
@@ -145,6 +147,27 @@ fn shadows(name: &str) -> Result<Shadows> {
         .map_err(|e: UnknownShadows| anyhow::anyhow!("--shadows {name}: {e}"))
 }
 
+/// Before minutes of measuring: an explicit `--recipe` loads (its errors said now, not as
+/// skipped cases), and no report file is one of the inputs (`--bake`, `--recipe`,
+/// `--config`), which writing it would destroy.
+fn check_inputs(args: &Args) -> Result<()> {
+    if let Some(r) = &args.recipe {
+        crate::bake::Recipe::load(r)?;
+    }
+    let inputs = [
+        (&args.bake, "the baked file"),
+        (&args.recipe, "the recipe"),
+        (&args.config, "the LOD presets"),
+    ];
+    for name in [CSV_FILE, JSON_FILE, FRAME_TIME_FILE, LOD_QUALITY_FILE] {
+        let inputs = inputs
+            .iter()
+            .filter_map(|(p, what)| Some((p.as_deref()?, *what)));
+        check_not_input(&args.out.join(name), inputs)?;
+    }
+    Ok(())
+}
+
 /// The recipe recorded in `bake`, if it names one that exists.
 fn recorded_recipe(bake: &Path) -> Option<PathBuf> {
     let file = ThrongFile::open(bake).ok()?;
@@ -187,7 +210,9 @@ pub(super) fn run(args: &Args) -> Result<()> {
         );
     }
     // Before the bake and minutes of measuring: a report that cannot be saved fails now. The
-    // folder is checked through its first file (which also creates the folder).
+    // folder is checked through its first file (which also creates the folder), once the
+    // inputs are known good.
+    check_inputs(args)?;
     check_target(&args.out.join(CSV_FILE), true)
         .with_context(|| format!("--out {}", args.out.display()))?;
     let bake = match &args.bake {

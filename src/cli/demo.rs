@@ -10,7 +10,7 @@ use super::render::{BackendArg, SkinningArg, parse_size};
 use crate::app::{
     AppError, DemoOptions, Picture, Scene, SkinningChoice, check_count, render_headless, window,
 };
-use crate::atomic::check_target;
+use crate::atomic::{check_not_input, check_target};
 use crate::crowd::terrain::Terrain;
 use crate::render::{BackendChoice, Shadows};
 
@@ -177,6 +177,15 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
     // Before the bake and the window: a picture that cannot be saved fails now, not after.
     if let Some(p) = &args.screenshot {
         check_target(p, true)?;
+        let inputs = [
+            (&args.input, "the model or recipe"),
+            (&args.bake, "the baked file"),
+            (&args.lod_config, "the LOD presets"),
+        ];
+        let inputs = inputs
+            .iter()
+            .filter_map(|(p, what)| Some((p.as_deref()?, *what)));
+        check_not_input(p, inputs)?;
     }
     let bake = match (&args.input, &args.bake) {
         (Some(input), _) => cached_bake(input, external)?,

@@ -43,6 +43,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     }
     // Before reading and converting the texels: an image that cannot be saved fails now.
     crate::atomic::check_target(&args.out, true)?;
+    crate::atomic::check_not_input(&args.out, [(args.file.as_path(), "the baked file")])?;
     let f = ThrongFile::open(&args.file)?;
     let texels = f.texels();
     let n = texels.len() as u64;

@@ -18,9 +18,11 @@ fn is_throng(path: &std::path::Path) -> bool {
     {
         return true;
     }
+    // Through the input check, so that a FIFO is not opened here; what it refuses is not a
+    // `.throng` file, and loading it as a model says why.
     let mut magic = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
+    crate::input::open(path, crate::input::Kind::Throng)
+        .and_then(|(mut f, _)| std::io::Read::read_exact(&mut f, &mut magic))
         .is_ok_and(|()| magic == crate::format::MAGIC)
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::import::mannequin;
 
@@ -15,11 +15,9 @@ pub struct Args {
 }
 
 pub(super) fn run(args: &Args) -> Result<()> {
+    // As every writer: a folder, device or FIFO is not replaced, and a missing folder is made.
+    crate::atomic::check_target(&args.out, true)?;
     let bytes = mannequin::generate_glb();
-    let dir = args.out.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(dir) = dir {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
     crate::atomic::write_bytes(&args.out, &bytes)?;
     println!("wrote {} ({} bytes)", args.out.display(), bytes.len());
     Ok(())

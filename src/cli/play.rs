@@ -94,7 +94,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     let character = Character::load(&args.character)?;
     let name = args.script.display().to_string();
     let text =
-        std::fs::read_to_string(&args.script).with_context(|| format!("{name}: cannot read"))?;
+        crate::input::read_text(&args.script).with_context(|| format!("{name}: cannot read"))?;
     let script: Script = toml::from_str(&text).map_err(|e| {
         let (line, message) = located(&text, &e);
         anyhow::anyhow!("{name}:{line}: {message}")

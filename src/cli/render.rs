@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use super::baking::default_bake;
 use crate::app::scene::shadows_choice;
 use crate::app::{check_count, save_png};
-use crate::atomic::check_target;
+use crate::atomic::{check_not_input, check_target};
 use crate::crowd::scene;
 use crate::crowd::terrain::Terrain;
 use crate::format::ThrongFile;
@@ -184,6 +184,9 @@ pub(super) fn run(args: &Args) -> Result<()> {
     check_count("--instances", args.instances)?;
     // Before the bake and the device: a picture that cannot be saved fails now, not after.
     check_target(&args.out, true)?;
+    if let Some(b) = &args.bake {
+        check_not_input(&args.out, [(b.as_path(), "the baked file")])?;
+    }
     let bake = match &args.bake {
         Some(b) => b.clone(),
         None => default_bake(false)?,

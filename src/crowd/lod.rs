@@ -233,7 +233,7 @@ impl LodPresets {
     /// and the key that is missing, unknown, of the wrong type or out of range.
     pub fn load(path: &Path) -> Result<Self, CrowdError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| CrowdError::Io {
+        let text = crate::input::read_text(path).map_err(|error| CrowdError::Io {
             file: file.clone(),
             error,
         })?;

@@ -14,6 +14,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::error::FormatError;
+use crate::input::{self, Refused};
 
 /// The first 8 bytes of every `.throng` file.
 pub const MAGIC: [u8; 8] = *b"THRONG\0\x1a";
@@ -282,30 +283,35 @@ impl Container {
     ///
     /// # Errors
     /// [`FormatError`] saying what is wrong; never panics on any file content:
-    /// [`FormatError::NotAFile`] for a folder, device, pipe or socket; [`FormatError::Io`] when
+    /// [`FormatError::NotAFile`] for a folder, device, FIFO or socket; [`FormatError::TooLarge`]
+    /// over the size limit of `.throng` files ([`crate::input`]); [`FormatError::Io`] when
     /// it cannot be opened or mapped; [`FormatError::NotThrong`] for another kind of file;
     /// [`FormatError::Version`] for another major version; [`FormatError::Checksum`] for changed
     /// bytes; [`FormatError::Size`] for a file cut off or appended to; [`FormatError::Malformed`]
     /// for an empty file or an inconsistent header or section table.
     pub fn open(path: &Path) -> Result<Self, FormatError> {
         let file = path.display().to_string();
-        // Mapping a folder fails with words that do not say what is wrong ("No such device"),
-        // and opening a pipe waits for a writer forever.
-        if let Ok(m) = std::fs::metadata(path)
-            && !m.is_file()
-        {
-            let what = if m.is_dir() {
-                "a folder"
-            } else {
-                "a device, pipe or socket"
-            };
-            return Err(FormatError::NotAFile { file, what });
-        }
-        let f = std::fs::File::open(path).map_err(|error| FormatError::Io {
-            file: file.clone(),
-            what: "opening",
-            error,
-        })?;
+        // Checked before mapping: mapping a folder fails with words that do not say what is
+        // wrong ("No such device"), opening a FIFO waits for a writer forever, and a file
+        // over the limit is refused before its checksums are read.
+        let (f, _) =
+            input::open(path, input::Kind::Throng).map_err(|error| {
+                match input::refusal(&error) {
+                    Some(Refused::NotAFile(what)) => FormatError::NotAFile {
+                        file: file.clone(),
+                        what,
+                    },
+                    Some(why @ Refused::TooLarge { .. }) => FormatError::TooLarge {
+                        file: file.clone(),
+                        why,
+                    },
+                    None => FormatError::Io {
+                        file: file.clone(),
+                        what: "opening",
+                        error,
+                    },
+                }
+            })?;
         // SAFETY: the map is read-only. Another process truncating the file while it is mapped
         // could fault; throng writes files atomically (rename), which never truncates in place.
         let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|error| FormatError::Io {

@@ -18,13 +18,21 @@ pub enum FormatError {
         /// What the system said.
         error: std::io::Error,
     },
-    /// A folder, device, pipe or socket was given where a `.throng` file is expected.
+    /// A folder, device, FIFO or socket was given where a `.throng` file is expected.
     #[error("{file}: is {what}, not a .throng file")]
     NotAFile {
         /// The path as the user gave it.
         file: String,
-        /// What it is instead: "a folder" or "a device, pipe or socket".
+        /// What it is instead: "a folder", "a device", "a FIFO" or "a socket".
         what: &'static str,
+    },
+    /// The file is larger than a `.throng` file may be ([`crate::input::THRONG_LIMIT`]).
+    #[error("{file}: {why}")]
+    TooLarge {
+        /// The path as the user gave it.
+        file: String,
+        /// Its size and the limit.
+        why: crate::input::Refused,
     },
     /// A [`crate::format::Builder`] holds something the reader would refuse, so it was not
     /// written; `what` says it in the reader's words.

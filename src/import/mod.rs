@@ -130,10 +130,11 @@ impl Model {
 ///
 /// # Errors
 /// [`ImportError`] naming the file and the element at fault; never panics on bad input:
-/// [`ImportError::Io`] when it cannot be read; [`ImportError::Parse`] when it is not valid glTF
-/// or GLB; [`ImportError::Invalid`] for content that cannot be used (not a regular file, a bad
-/// accessor, an unusable skin or animation ...); [`ImportError::Anim`] or [`ImportError::Mesh`]
-/// when the skeleton, a clip or a mesh fails validation.
+/// [`ImportError::Io`] when it cannot be read, is not a regular file or is over the size
+/// limit of models ([`crate::input`]); [`ImportError::Parse`] when it is not valid glTF or
+/// GLB; [`ImportError::Invalid`] for content that cannot be used (a bad accessor, an
+/// unusable skin or animation ...); [`ImportError::Anim`] or [`ImportError::Mesh`] when the
+/// skeleton, a clip or a mesh fails validation.
 pub fn load(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
     let file = path
         .file_name()
@@ -145,15 +146,19 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> 
         path: path.to_path_buf(),
         cause,
     };
-    // A device or a FIFO given as the model would be read forever.
-    if !std::fs::metadata(path).map_err(io)?.is_file() {
-        return Err(ImportError::Invalid {
-            file: file.clone(),
-            what: format!("'{}' is not a regular file", path.display()),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+    // A device or a FIFO given as the model would be read forever: refused unopened.
+    let bytes = crate::input::read(path, crate::input::Kind::Model).map_err(io)?;
     gltf::import(&bytes, &file, Some(gltf::folder_of(path)), options)
+}
+
+/// A file that importing a model reads ([`source_files`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The file, as it is read.
+    pub path: std::path::PathBuf,
+    /// The element of the model that names it (`buffer 0 ('body')`, `image 2`); `None` for
+    /// the model itself.
+    pub element: Option<String>,
 }
 
 /// Every file importing `path` with `external` reads: the model and the external buffers and
@@ -161,14 +166,20 @@ pub fn load(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> 
 /// does not exist is listed anyway (reading it is what reports the error); an image that
 /// cannot be read is left out, as importing only warns about it. A URI that `external`
 /// refuses is left out, so that nothing reads it on the model's behalf.
-pub fn source_files(path: &Path, external: ExternalFiles) -> Vec<std::path::PathBuf> {
-    let mut files = vec![path.to_path_buf()];
-    if let Ok(bytes) = std::fs::read(path) {
-        files.extend(gltf::external_files(
-            &bytes,
-            gltf::folder_of(path),
-            external,
-        ));
+pub fn source_files(path: &Path, external: ExternalFiles) -> Vec<SourceFile> {
+    let mut files = vec![SourceFile {
+        path: path.to_path_buf(),
+        element: None,
+    }];
+    if let Ok(bytes) = crate::input::read(path, crate::input::Kind::Model) {
+        files.extend(
+            gltf::external_files(&bytes, gltf::folder_of(path), external)
+                .into_iter()
+                .map(|(path, element)| SourceFile {
+                    path,
+                    element: Some(element),
+                }),
+        );
     }
     files
 }

@@ -4,6 +4,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::import::ExternalFiles;
+use crate::input::{self, Kind};
 use crate::mesh::Texture;
 
 use super::{Source, uri};
@@ -28,13 +29,10 @@ pub(super) fn read_uri(
     };
     let path = uri::resolve(uri, dir, scope).map_err(|e| format!("{what}: {e}"))?;
     let cannot = |e: std::io::Error| format!("{what}: cannot read '{}': {e}", path.display());
-    let file = std::fs::File::open(&path).map_err(cannot)?;
     let Some(limit) = limit else {
-        let mut bytes = Vec::new();
-        (&file).read_to_end(&mut bytes).map_err(cannot)?;
-        return Ok(bytes);
+        return input::read(&path, Kind::Model).map_err(cannot);
     };
-    let len = file.metadata().map_err(cannot)?.len();
+    let (file, len) = input::open(&path, Kind::Model).map_err(cannot)?;
     if len < limit as u64 {
         return Err(format!(
             "{what}: declares {limit} bytes, but '{}' has only {len} (truncated file?)",
@@ -49,6 +47,14 @@ pub(super) fn read_uri(
     Ok(bytes)
 }
 
+/// An element as messages name it: `buffer 0`, or `image 2 ('skin')` when it has a name.
+fn element(kind: &str, index: usize, name: Option<&str>) -> String {
+    match name.filter(|n| !n.is_empty()) {
+        Some(name) => format!("{kind} {index} ('{name}')"),
+        None => format!("{kind} {index}"),
+    }
+}
+
 /// Loads every buffer of the document, checking each is at least as long as it declares.
 pub(super) fn load_buffers(
     doc: &gltf::Document,
@@ -59,10 +65,7 @@ pub(super) fn load_buffers(
     let mut blob = blob;
     let mut out = Vec::new();
     for buffer in doc.buffers() {
-        let what = match buffer.name().filter(|n| !n.is_empty()) {
-            Some(name) => format!("buffer {} ('{name}')", buffer.index()),
-            None => format!("buffer {}", buffer.index()),
-        };
+        let what = element("buffer", buffer.index(), buffer.name());
         let data = match buffer.source() {
             gltf::buffer::Source::Bin => blob.take().ok_or_else(|| {
                 format!("{what}: refers to the GLB binary chunk, but the file has none")
@@ -89,10 +92,7 @@ impl Source<'_> {
     /// # Errors
     /// Why it cannot, starting with `image N ('name')` and naming the file it reads, if any.
     pub(super) fn image(&self, image: &gltf::Image) -> Result<Texture, String> {
-        let what = match image.name().filter(|n| !n.is_empty()) {
-            Some(name) => format!("image {} ('{name}')", image.index()),
-            None => format!("image {}", image.index()),
-        };
+        let what = element("image", image.index(), image.name());
         // Read the JSON directly: `gltf::Image::source` panics on an image with a buffer view but
         // no MIME type, or with neither a URI nor a buffer view. The format is sniffed anyway.
         let json = self
@@ -132,9 +132,10 @@ impl Source<'_> {
 }
 
 /// The external files (buffers and images given by URI) that the glTF document in `bytes`
-/// reads from `base_dir` when `scope` allows them ([`uri::resolve`]); a file it refuses is
-/// not listed, so that no one reads it on the model's behalf (a bake hashes its inputs).
-/// Data URIs and the GLB chunk are not files. A document that does not parse has none
+/// reads from `base_dir` when `scope` allows them ([`uri::resolve`]), each with the element
+/// that names it (`buffer 0 ('name')`, `image 2`); a file it refuses is not listed, so that
+/// no one reads it on the model's behalf (a bake hashes its inputs). Data URIs and the GLB
+/// chunk are not files. A document that does not parse has none
 /// (importing it reports the error). A buffer is listed whether or not it exists (reading it
 /// reports the error); an image only when it can be opened, since one that cannot is a
 /// warning, not an error, and must not stop a bake from hashing its inputs (when it appears,
@@ -143,7 +144,7 @@ pub(crate) fn external_files(
     bytes: &[u8],
     base_dir: &Path,
     scope: ExternalFiles,
-) -> Vec<std::path::PathBuf> {
+) -> Vec<(std::path::PathBuf, String)> {
     // The container check first: the crate's GLB reader overflows on some headers.
     let Ok(doc) = super::container::check(bytes)
         .map_err(drop)
@@ -157,7 +158,9 @@ pub(crate) fn external_files(
             .flatten()
     };
     let buffers = doc.buffers().filter_map(|b| match b.source() {
-        gltf::buffer::Source::Uri(u) => file(u),
+        gltf::buffer::Source::Uri(u) => {
+            file(u).map(|p| (p, element("buffer", b.index(), b.name())))
+        }
         gltf::buffer::Source::Bin => None,
     });
     // Read the JSON, not `gltf::Image::source`, which panics on some malformed images.
@@ -165,7 +168,11 @@ pub(crate) fn external_files(
         .as_json()
         .images
         .iter()
-        .filter_map(|i| i.uri.as_deref().and_then(file))
-        .filter(|p| p.is_file() && std::fs::File::open(p).is_ok());
+        .enumerate()
+        .filter_map(|(n, i)| {
+            let p = i.uri.as_deref().and_then(file)?;
+            Some((p, element("image", n, i.name.as_deref())))
+        })
+        .filter(|(p, _)| input::open(p, Kind::Model).is_ok());
     buffers.chain(images).collect()
 }
