@@ -37,6 +37,7 @@ mod load;
 mod lock;
 pub mod measure;
 mod output;
+mod overflow;
 mod plan;
 mod precision;
 pub mod recipe;

@@ -53,13 +53,18 @@ pub fn parse_f32(text: &str) -> Result<f32, String> {
     to_f32(v)
 }
 
-/// `v` as a person would write it: `1e39` rather than forty digits, `nan`, `inf`.
-pub(crate) fn short(v: f64) -> String {
-    if v.is_nan() {
+/// `v` (an `f64` or an `f32`, printed at its own precision: `1e20f32` is `1e20`) as a person
+/// would write it: `1e39` rather than forty digits, `nan`, `inf`.
+pub(crate) fn short<T>(v: T) -> String
+where
+    T: Copy + Into<f64> + std::fmt::Display + std::fmt::LowerExp,
+{
+    let x: f64 = v.into();
+    if x.is_nan() {
         "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "inf" } else { "-inf" }.into()
-    } else if v != 0.0 && !(1e-4..1e16).contains(&v.abs()) {
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.into()
+    } else if x != 0.0 && !(1e-4..1e16).contains(&x.abs()) {
         format!("{v:e}")
     } else {
         v.to_string()
