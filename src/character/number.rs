@@ -36,7 +36,7 @@ pub fn to_f32(v: f64) -> Result<f32, String> {
     }
     if v.abs() > f64::from(f32::MAX) {
         return Err(format!(
-            "{} is out of range: give a number from {RANGE} (f32)",
+            "{} is out of range: give a number from {RANGE}",
             short(v)
         ));
     }
@@ -122,18 +122,18 @@ mod tests {
     fn numbers_that_do_not_fit_say_why() {
         assert_eq!(
             read("1e39").unwrap_err(),
-            "1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+            "1e39 is out of range: give a number from -3.4e38 to 3.4e38"
         );
         assert_eq!(
             read("-1e39").unwrap_err(),
-            "-1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+            "-1e39 is out of range: give a number from -3.4e38 to 3.4e38"
         );
         assert_eq!(read("nan").unwrap_err(), "nan must be a finite number");
         assert_eq!(read("-inf").unwrap_err(), "-inf must be a finite number");
         assert!(read("\"fast\"").unwrap_err().contains("expected a number"));
         assert_eq!(
             parse_f32("1e39").unwrap_err(),
-            "1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+            "1e39 is out of range: give a number from -3.4e38 to 3.4e38"
         );
         assert_eq!(parse_f32("inf").unwrap_err(), "inf must be a finite number");
         assert_eq!(parse_f32("fast").unwrap_err(), "'fast' is not a number");
