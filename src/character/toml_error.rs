@@ -333,22 +333,17 @@ mod tests {
     fn date_times_are_date_times_not_tables() {
         // toml hands a date-time to serde as a table with a private key.
         for v in ["1979-05-27T07:32:00Z", "1979-05-27", "07:32:00"] {
-            assert_eq!(
-                message(&format!("a = {v}")),
-                "`a` must be a number, found a date-time"
-            );
-            assert_eq!(
-                message(&format!("b = {v}")),
-                "`b` must be a table, found a date-time"
-            );
-            assert_eq!(
-                message(&format!("d = {v}")),
-                "`d` must be a table, found a date-time"
-            );
-            assert_eq!(
-                message(&format!("c = [1, {v}]")),
-                "an element of `c` must be a number, found a date-time"
-            );
+            for (text, expected) in [
+                ("a = V", "`a` must be a number, found a date-time"),
+                ("b = V", "`b` must be a table, found a date-time"),
+                ("d = V", "`d` must be a table, found a date-time"),
+                (
+                    "c = [1, V]",
+                    "an element of `c` must be a number, found a date-time",
+                ),
+            ] {
+                assert_eq!(message(&text.replace('V', v)), expected, "{text} {v}");
+            }
         }
     }
 
