@@ -1,7 +1,7 @@
 //! The throng binary as a new user runs it: from an empty folder outside the repository, with a
 //! fresh home and no `XDG_CACHE_HOME`. `--help`, `bake`, `inspect`, `render --out x.png` and a
 //! two-frame `bench` must all work, the default bake going to `~/.cache/throng/` once and being
-//! reused after. The binary is `THRONG_INSTALLED_BIN` when set (CI sets it to the binary
+//! reused after; a folder in the place of a cache file is named as the cache's. The binary is `THRONG_INSTALLED_BIN` when set (CI sets it to the binary
 //! `cargo install` wrote), else the one cargo built for the tests. The rendering steps skip with
 //! a reason when there is no adapter, unless `THRONG_REQUIRE_BACKENDS` names a backend.
 
@@ -229,6 +229,41 @@ fn a_stale_default_bake_in_the_cache_is_baked_again() {
     assert!(
         err.contains("baking the built-in mannequin crowd first"),
         "{err}"
+    );
+    assert!(listing(&cwd).is_empty(), "{:?}", listing(&cwd));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_folder_in_the_cache_is_named_as_the_cache_s() {
+    let root = common::temp_dir("any-folder-cache");
+    let cwd = root.join("empty");
+    let home = root.join("home");
+    let cache = home.join(".cache/throng");
+    let bake = cache.join("mannequin.throng");
+    let recipe = cache.join("builtin/bake/mannequin.toml");
+    std::fs::create_dir_all(&cwd).unwrap();
+    // The default bake's file, for every command that falls back on it (the demo's folder
+    // check comes before it looks for a graphics adapter), and a built-in input.
+    std::fs::create_dir_all(&bake).unwrap();
+    for args in [&["inspect"][..], &["bake"], &["demo", "--headless"]] {
+        let (code, _, err) = run(&cwd, &home, args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        let expected = format!("the cache entry {} is a folder; remove it", bake.display());
+        assert!(err.contains(&expected), "{args:?}: {err}");
+        assert!(!err.contains("give a file name"), "{args:?}: {err}");
+    }
+    std::fs::remove_dir(&bake).unwrap();
+    std::fs::remove_file(&recipe).unwrap();
+    std::fs::create_dir(&recipe).unwrap();
+    let (code, _, err) = run(&cwd, &home, &["inspect"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: the cache entry {} is a folder; remove it",
+            recipe.display()
+        )
     );
     assert!(listing(&cwd).is_empty(), "{:?}", listing(&cwd));
     let _ = std::fs::remove_dir_all(&root);

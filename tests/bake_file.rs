@@ -514,3 +514,39 @@ fn root_motion_is_stored_per_frame_and_per_cycle() {
         }
     }
 }
+
+#[test]
+fn an_overflow_names_the_joint_that_causes_it() {
+    // A rotation key of length 1e20 (glTF wants unit quaternions; keys are used as written, as
+    // players do): its matrix holds |q|^2 = 1e40, past f32's 3.4e38. No scale or height is
+    // given, so the message must not blame them but the joint, its key and its value.
+    let j = common::one_channel_model(
+        "rotation",
+        "LINEAR",
+        &[0.0, 1.0],
+        &[0.0, 0.0, 0.0, 1.0, 1e20, 0.0, 0.0, 0.0],
+    );
+    let path = common::write_gltf("overflow-rotation", "spin.gltf", &j);
+    let options = BakeOptions {
+        force: true,
+        progress: None,
+        ..Default::default()
+    };
+    let recipe = Recipe::for_model(&path, Path::new("spin.throng"));
+    let e = bake(&recipe, &options).err().expect("refused").to_string();
+    for part in [
+        "'spin'",
+        "animation 'test'",
+        "joint 'child'",
+        "rotation",
+        "1e20",
+    ] {
+        assert!(e.contains(part), "'{part}' missing: {e}");
+    }
+    assert!(!e.contains("scale") && !e.contains("height"), "{e}");
+    // With a scale given, the joint is still the cause named; the scale is mentioned as well.
+    let mut scaled = Recipe::for_model(&path, Path::new("spin.throng"));
+    scaled.characters[0].size = Size::Scale(Vec3::splat(2.0));
+    let e = bake(&scaled, &options).err().expect("refused").to_string();
+    assert!(e.contains("joint 'child'") && e.contains("scale"), "{e}");
+}

@@ -60,7 +60,7 @@ fn missing_clip_names_the_state_and_lists_clips() {
 fn unknown_key_is_a_syntax_error_with_its_line() {
     let msg = error("key", "\n[states.idle]\nclip = \"idle\"\nspeeed = 2.0\n");
     assert!(
-        msg.starts_with("test.toml:5: unknown field `speeed`"),
+        msg.starts_with("test.toml:5: unknown key `speeed` in `states.idle`, expected one of"),
         "{msg}"
     );
 }

@@ -116,6 +116,20 @@ fn demo_of_a_model_bakes_a_cache_once_and_reuses_it() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("(baking "), "{out}");
     assert_eq!(only_bake(&cache.join("throng")), cached);
+
+    // A folder in the cache file's place is said to be the cache's (the user gave no output
+    // name), before any bake.
+    std::fs::remove_file(&cached).unwrap();
+    std::fs::create_dir(&cached).unwrap();
+    let (code, out, err) = demo(&model, &cache, &png);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: the cache entry {} is a folder; remove it",
+            cached.display()
+        )
+    );
 }
 
 #[test]

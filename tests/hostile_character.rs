@@ -335,7 +335,7 @@ fn messages_name_the_file_the_line_and_the_key() {
     .unwrap();
     assert_eq!(
         line,
-        format!("error: c.toml:{floor_line}: floor: nan must be a finite number")
+        format!("error: c.toml:{floor_line}: ik.floor: nan must be a finite number")
     );
     let line = clean(
         "floor",
@@ -345,7 +345,7 @@ fn messages_name_the_file_the_line_and_the_key() {
     .unwrap();
     assert!(
         line.ends_with(&format!(
-            "c.toml:{floor_line}: floor: nan must be a finite number"
+            "c.toml:{floor_line}: ik.floor: nan must be a finite number"
         )),
         "{line}"
     );
@@ -359,7 +359,7 @@ fn messages_name_the_file_the_line_and_the_key() {
     let line = clean("param", &run, "speed").unwrap();
     assert_eq!(
         line,
-        "error: --param speed=1e39: 1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+        "error: --param speed=1e39: 1e39 is out of range: give a number from -3.4e38 to 3.4e38"
     );
     let run = throng(
         &dir,
@@ -381,7 +381,7 @@ fn messages_name_the_file_the_line_and_the_key() {
     assert_eq!(
         line,
         format!(
-            "error: c.toml:{big_line}: duration: 1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+            "error: c.toml:{big_line}: transitions.duration: 1e39 is out of range: give a number from -3.4e38 to 3.4e38"
         )
     );
     dir.write("c.toml", &mannequin_text());
@@ -397,7 +397,7 @@ fn messages_name_the_file_the_line_and_the_key() {
     .unwrap();
     assert_eq!(
         line,
-        "error: s.toml:12: speed: 1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+        "error: s.toml:12: speed: 1e39 is out of range: give a number from -3.4e38 to 3.4e38"
     );
 }
 

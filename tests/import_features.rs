@@ -364,3 +364,30 @@ fn each_clip_names_the_gltf_animations_it_came_from() {
         (0..19).map(|i| vec![i]).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn extras_of_any_json_type_are_accepted() {
+    // glTF lets `extras` be any JSON value ("application-specific data"); throng reads none of
+    // them, so none may refuse a file: on the root, on a node and on an animation.
+    let base = common::one_channel_model(
+        "translation",
+        "LINEAR",
+        &[0.0, 1.0],
+        &[0.0, 1.0, 0.0, 0.0, 2.0, 0.0],
+    );
+    for extras in [
+        json!(["an", "array"]),
+        json!("text"),
+        json!(7),
+        json!(null),
+        json!(true),
+        json!({"a": [1, 2]}),
+    ] {
+        let mut j = base.clone();
+        j["extras"] = extras.clone();
+        j["nodes"][2]["extras"] = extras.clone();
+        j["animations"][0]["extras"] = extras.clone();
+        let m = import("extras", &j);
+        assert_eq!(m.skeleton.len(), 2, "extras {extras}");
+    }
+}

@@ -187,7 +187,7 @@ fn height_with_scale_or_an_impossible_height_is_an_error_naming_the_file() {
                     && e.ends_with("give its standing height in metres, above 0 and at most 1000")
             } else {
                 e.ends_with(&format!(
-                    "bad.toml:5: height: {bad} must be a finite number"
+                    "bad.toml:5: characters.height: {bad} must be a finite number"
                 ))
             },
             "{bad}: {e}"

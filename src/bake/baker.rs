@@ -251,9 +251,10 @@ fn all_finite(xs: &[f32]) -> bool {
 }
 
 /// Refuses animation `j` of `l` (baked as `d`) when a number it made is past f32's range
-/// (or NaN): the file would be refused by every reader, and the usual cause is a size factor
-/// too large for the model, which the message suggests. This names the cause early, before
-/// meshes and LODs are made; [`Builder::validate`] still checks everything before writing.
+/// (or NaN): the file would be refused by every reader. The message names the cause
+/// ([`super::overflow::cause`]): a joint value far out of the ordinary, or the recipe's size
+/// when it gave one. This names the cause early, before meshes and LODs are made;
+/// [`Builder::validate`] still checks everything before writing.
 fn out_of_range(spec: &CharacterSpec, l: &Loaded, j: &Job, d: &Done) -> Result<(), BakeError> {
     let finite = all_finite;
     let what = if !finite(d.sampled.texels.as_flattened()) {
@@ -279,8 +280,9 @@ fn out_of_range(spec: &CharacterSpec, l: &Loaded, j: &Job, d: &Done) -> Result<(
         return Ok(());
     };
     let what = format!(
-        "animation '{}': {what} (scale or height too large? the character is {:.3e} m tall)",
-        j.name, l.height
+        "animation '{}': {what}: {}",
+        j.name,
+        super::overflow::cause(l, j, &spec.size)
     );
     // Said at the recipe's size key when it gave one (the likely cause).
     Err(match spec.size {

@@ -118,13 +118,31 @@ pub fn default_recipe() -> Result<DefaultRecipe, OutputError> {
     })
 }
 
+/// Checks, before any work, that `path`, a file in the cache folder ([`cache_dir`]), can be
+/// written (as [`check_target`], creating its folder), and says it is the cache's when not.
+///
+/// # Errors
+/// [`OutputError::CacheFolder`] if a folder stands there, else [`OutputError::Cache`] naming
+/// the entry and what is wrong.
+pub fn check_cache_entry(path: &Path) -> Result<(), OutputError> {
+    check_target(path, true).map_err(|e| {
+        if path.is_dir() {
+            OutputError::CacheFolder {
+                path: path.to_path_buf(),
+            }
+        } else {
+            OutputError::Cache(e)
+        }
+    })
+}
+
 /// The built-in default recipe, its files written into `cache/builtin` (each only when it
 /// differs from the built-in one, so a reused bake touches nothing), with its output set to
 /// `cache/mannequin.throng` ([`CACHED_BAKE`]). Folders are created as needed.
 ///
 /// # Errors
-/// [`OutputError::Target`] if a file cannot be written there (e.g. a read-only cache),
-/// [`OutputError::Builtin`] if writing one fails.
+/// [`OutputError::CacheFolder`] or [`OutputError::Cache`] if a file cannot be written there
+/// (a folder in its place, a read-only cache), [`OutputError::Builtin`] if writing one fails.
 pub fn builtin_recipe(cache: &Path) -> Result<Recipe, OutputError> {
     let folder = cache.join(BUILTIN_DIR);
     for f in &BUILTIN_FILES {
@@ -134,7 +152,7 @@ pub fn builtin_recipe(cache: &Path) -> Result<Recipe, OutputError> {
         if crate::input::read(&path, crate::input::Kind::Model).is_ok_and(|b| b == f.bytes) {
             continue;
         }
-        check_target(&path, true)?;
+        check_cache_entry(&path)?;
         write_bytes(&path, f.bytes).map_err(|error| OutputError::Builtin { error })?;
     }
     let mut recipe = Recipe::load(&folder.join(DEFAULT_RECIPE))?;
@@ -148,12 +166,16 @@ pub fn builtin_recipe(cache: &Path) -> Result<Recipe, OutputError> {
 /// `output` is the cache file, so saying it says where the cache is.
 ///
 /// # Errors
-/// As [`default_recipe`] and [`bake_if_stale`].
+/// As [`default_recipe`], [`check_cache_entry`] (outside the repository root) and
+/// [`bake_if_stale`].
 pub fn default_bake(
     options: &BakeOptions,
     before_baking: impl FnOnce(&Recipe),
 ) -> Result<PathBuf, OutputError> {
     let default = default_recipe()?;
+    if let DefaultSource::Builtin { .. } = default.source {
+        check_cache_entry(&default.recipe.output)?;
+    }
     bake_if_stale(&default.recipe, options, before_baking)?;
     Ok(default.recipe.output)
 }

@@ -37,6 +37,7 @@ mod load;
 mod lock;
 pub mod measure;
 mod output;
+mod overflow;
 mod plan;
 mod precision;
 pub mod recipe;
@@ -49,7 +50,7 @@ pub mod texels;
 pub use baker::{BakeOptions, Baked, Progress, bake};
 pub use default::{
     BUILTIN_DIR, BUILTIN_FILES, BuiltinFile, CACHED_BAKE, DEFAULT_RECIPE, DefaultRecipe,
-    DefaultSource, builtin_recipe, cache_dir, default_bake, default_recipe,
+    DefaultSource, builtin_recipe, cache_dir, check_cache_entry, default_bake, default_recipe,
 };
 pub use error::{BakeError, RecipeAt};
 pub use frames::{FrameSchedule, MAX_FRAMES};

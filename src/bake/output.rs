@@ -41,6 +41,18 @@ pub enum OutputError {
     /// cannot be created or written in, one of the bake's own inputs); found before baking.
     #[error(transparent)]
     Target(#[from] TargetError),
+    /// A folder stands where throng keeps a file of its cache (the default bake, its
+    /// built-in inputs, the demo's bakes of models); found before baking. Said as the
+    /// cache's, not as an output the user named.
+    #[error("the cache entry {} is a folder; remove it", .path.display())]
+    CacheFolder {
+        /// The cache entry.
+        path: std::path::PathBuf,
+    },
+    /// A file of throng's cache cannot be written there for another reason (e.g. a read-only
+    /// cache); found before baking.
+    #[error("cannot write the cache entry {}: {}", .0.path.display(), .0.what)]
+    Cache(TargetError),
     /// Baking or writing failed.
     #[error(transparent)]
     Bake(#[from] BakeError),

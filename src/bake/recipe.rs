@@ -12,6 +12,8 @@
 
 mod code;
 mod file;
+#[cfg(test)]
+mod wrong_types;
 
 pub use code::IN_CODE;
 
@@ -395,7 +397,7 @@ mod tests {
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\ncolour = 1\n",
-                "bake/r.toml:4: unknown field `colour`",
+                "bake/r.toml:4: unknown key `colour` in `characters`, expected one of `name`",
             ),
             (
                 "max_precision_error = 2\n[[characters]]\nmodel = \"a.glb\"\n",
@@ -415,15 +417,15 @@ mod tests {
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nheight = nan\n",
-                "bake/r.toml:4: height: nan must be a finite number",
+                "bake/r.toml:4: characters.height: nan must be a finite number",
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nheight = inf\n",
-                "bake/r.toml:4: height: inf must be a finite number",
+                "bake/r.toml:4: characters.height: inf must be a finite number",
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nheight = 1e39\n",
-                "bake/r.toml:4: height: 1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)",
+                "bake/r.toml:4: characters.height: 1e39 is out of range: give a number from -3.4e38 to 3.4e38",
             ),
             (
                 "fps = 1e39\n[[characters]]\nmodel = \"a.glb\"\n",
@@ -435,7 +437,7 @@ mod tests {
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\n[characters.params]\nspeed = [1e39]\n",
-                "bake/r.toml:5: speed: 1e39 is out of range",
+                "bake/r.toml:5: characters.params.speed: 1e39 is out of range",
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nonce = [\"Run\"]\n\nloop = [\"Run\"]\n",
@@ -447,7 +449,7 @@ mod tests {
             ),
             (
                 "[[characters]]\nmodel = \"a.glb\"\nheight = \"tall\"\n",
-                "bake/r.toml:4: height: invalid type",
+                "bake/r.toml:4: `characters.height` must be a number, found the string \"tall\"",
             ),
         ];
         for (text, expected) in cases {

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::number::Number;
+use super::toml_error::FromTable;
 
 /// The whole file.
 #[derive(Debug, Deserialize)]
@@ -36,25 +37,34 @@ pub(super) struct CharacterFile {
     pub ik: Vec<Spanned<IkSpec>>,
 }
 
+/// [`ClipFields`], from a table only ([`FromTable`]).
+pub(super) type ClipSpec = FromTable<ClipFields>;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ClipSpec {
+pub(super) struct ClipFields {
     #[serde(default)]
     pub root_motion: bool,
     #[serde(default)]
     pub events: Vec<Spanned<EventSpec>>,
 }
 
+/// [`EventFields`], from a table only ([`FromTable`]).
+pub(super) type EventSpec = FromTable<EventFields>;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct EventSpec {
+pub(super) struct EventFields {
     pub name: String,
     pub time: Number,
 }
 
+/// [`MaskFields`], from a table only ([`FromTable`]).
+pub(super) type MaskSpec = FromTable<MaskFields>;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct MaskSpec {
+pub(super) struct MaskFields {
     /// Every joint below and including this one.
     pub subtree: Option<Spanned<String>>,
     /// Weight of the subtree's joints (default 1).
@@ -64,9 +74,12 @@ pub(super) struct MaskSpec {
     pub joints: BTreeMap<String, Spanned<Number>>,
 }
 
+/// [`ParamFields`], from a table only ([`FromTable`]).
+pub(super) type ParamSpec = FromTable<ParamFields>;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ParamSpec {
+pub(super) struct ParamFields {
     #[serde(rename = "type")]
     pub kind: Spanned<String>,
     pub default: Option<Spanned<toml::Value>>,
@@ -77,7 +90,7 @@ pub(super) struct ParamSpec {
 #[derive(Debug, Deserialize)]
 #[serde(
     untagged,
-    expecting = "a weight in [0, 1] or the name of a float parameter"
+    expecting = "must be a weight in [0, 1] or the name of a float parameter"
 )]
 pub(super) enum WeightSpec {
     Value(f64),
@@ -88,11 +101,11 @@ pub(super) enum WeightSpec {
 #[derive(Debug, Deserialize)]
 #[serde(
     untagged,
-    expecting = "\"rest\", \"first_frame\" or { clip = NAME, time = SECONDS }"
+    expecting = "must be \"rest\", \"first_frame\" or { clip = NAME, time = SECONDS }"
 )]
 pub(super) enum ReferenceSpec {
     Named(String),
-    ClipAt(ClipAtSpec),
+    ClipAt(FromTable<ClipAtSpec>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -106,10 +119,13 @@ pub(super) struct ClipAtSpec {
     pub time: f64,
 }
 
+/// [`NodeFields`], from a table only ([`FromTable`]).
+pub(super) type NodeSpec = FromTable<NodeFields>;
+
 /// A blend-tree node. Exactly one of `clip`, `tree`, `blend1d`, `layer`, `additive` is set.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct NodeSpec {
+pub(super) struct NodeFields {
     pub clip: Option<Spanned<String>>,
     pub speed: Option<Spanned<Number>>,
     #[serde(rename = "loop")]
@@ -127,9 +143,12 @@ pub(super) struct NodeSpec {
     pub reference: Option<Spanned<ReferenceSpec>>,
 }
 
+/// [`TransitionFields`], from a table only ([`FromTable`]).
+pub(super) type TransitionSpec = FromTable<TransitionFields>;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct TransitionSpec {
+pub(super) struct TransitionFields {
     /// A state name, or `*` for any state.
     pub from: Spanned<String>,
     pub to: Spanned<String>,
@@ -145,7 +164,10 @@ pub(super) struct TransitionSpec {
 
 /// Where an IK chain's effector should go.
 #[derive(Debug, Deserialize)]
-#[serde(untagged, expecting = "\"ground\" or a model-space point [x, y, z]")]
+#[serde(
+    untagged,
+    expecting = "must be \"ground\" or a model-space point [x, y, z]"
+)]
 pub(super) enum TargetSpec {
     /// A model-space point, model units (checked to fit `f32` when resolved, as
     /// [`WeightSpec`]).
@@ -154,9 +176,12 @@ pub(super) enum TargetSpec {
     Named(String),
 }
 
+/// [`IkFields`], from a table only ([`FromTable`]).
+pub(super) type IkSpec = FromTable<IkFields>;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct IkSpec {
+pub(super) struct IkFields {
     pub name: Spanned<String>,
     #[serde(rename = "type")]
     pub kind: Spanned<String>,

@@ -36,7 +36,7 @@ pub fn to_f32(v: f64) -> Result<f32, String> {
     }
     if v.abs() > f64::from(f32::MAX) {
         return Err(format!(
-            "{} is out of range: give a number from {RANGE} (f32)",
+            "{} is out of range: give a number from {RANGE}",
             short(v)
         ));
     }
@@ -53,13 +53,18 @@ pub fn parse_f32(text: &str) -> Result<f32, String> {
     to_f32(v)
 }
 
-/// `v` as a person would write it: `1e39` rather than forty digits, `nan`, `inf`.
-pub(crate) fn short(v: f64) -> String {
-    if v.is_nan() {
+/// `v` (an `f64` or an `f32`, printed at its own precision: `1e20f32` is `1e20`) as a person
+/// would write it: `1e39` rather than forty digits, `nan`, `inf`.
+pub(crate) fn short<T>(v: T) -> String
+where
+    T: Copy + Into<f64> + std::fmt::Display + std::fmt::LowerExp,
+{
+    let x: f64 = v.into();
+    if x.is_nan() {
         "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "inf" } else { "-inf" }.into()
-    } else if v != 0.0 && !(1e-4..1e16).contains(&v.abs()) {
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.into()
+    } else if x != 0.0 && !(1e-4..1e16).contains(&x.abs()) {
         format!("{v:e}")
     } else {
         v.to_string()
@@ -117,18 +122,18 @@ mod tests {
     fn numbers_that_do_not_fit_say_why() {
         assert_eq!(
             read("1e39").unwrap_err(),
-            "1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+            "1e39 is out of range: give a number from -3.4e38 to 3.4e38"
         );
         assert_eq!(
             read("-1e39").unwrap_err(),
-            "-1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+            "-1e39 is out of range: give a number from -3.4e38 to 3.4e38"
         );
         assert_eq!(read("nan").unwrap_err(), "nan must be a finite number");
         assert_eq!(read("-inf").unwrap_err(), "-inf must be a finite number");
         assert!(read("\"fast\"").unwrap_err().contains("expected a number"));
         assert_eq!(
             parse_f32("1e39").unwrap_err(),
-            "1e39 is out of range: give a number from -3.4e38 to 3.4e38 (f32)"
+            "1e39 is out of range: give a number from -3.4e38 to 3.4e38"
         );
         assert_eq!(parse_f32("inf").unwrap_err(), "inf must be a finite number");
         assert_eq!(parse_f32("fast").unwrap_err(), "'fast' is not a number");

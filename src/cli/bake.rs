@@ -127,6 +127,8 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
 }
 
 pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result<()> {
+    // Whether the output is the default bake in the cache, which messages say.
+    let mut in_cache = false;
     let recipe = match &args.input {
         Some(input) => recipe_for(input, args.out.as_deref())?,
         None => {
@@ -134,20 +136,25 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
             let mut recipe = default.recipe;
             if let Some(o) = &args.out {
                 recipe.output = o.clone();
-            } else if let DefaultSource::Builtin { folder } = &default.source
-                && !args.quiet
-            {
-                println!(
-                    "no {} here: the built-in default recipe (copied to {}) bakes into the cache",
-                    crate::bake::DEFAULT_RECIPE,
-                    folder.display()
-                );
+            } else if let DefaultSource::Builtin { folder } = &default.source {
+                in_cache = true;
+                if !args.quiet {
+                    println!(
+                        "no {} here: the built-in default recipe (copied to {}) bakes into the cache",
+                        crate::bake::DEFAULT_RECIPE,
+                        folder.display()
+                    );
+                }
             }
             recipe
         }
     };
     // Before hashing the inputs and baking (bake_to_file checks again, for its other callers):
-    // an output that cannot be written, or is one of the inputs, fails now, naming it.
+    // an output that cannot be written (the cache's own, named as the cache's), or that is one
+    // of the inputs, fails now, naming it.
+    if in_cache {
+        crate::bake::check_cache_entry(&recipe.output)?;
+    }
     check_output(&recipe, external)?;
     if !args.rebuild && up_to_date(&recipe, args.force, external)? {
         if !args.quiet {

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::bake::{
     BakeOptions, BakeReport, DefaultRecipe, DefaultSource, Progress, Recipe, bake_if_stale,
-    bake_to_file, cache_dir, default_recipe, up_to_date,
+    bake_to_file, cache_dir, check_cache_entry, default_recipe, up_to_date,
 };
 use crate::import::ExternalFiles;
 
@@ -72,6 +72,7 @@ pub(super) fn cached_bake(input: &Path, external: ExternalFiles) -> Result<PathB
         .with_context(|| format!("{}: cannot open", input.display()))?;
     let out = cache_file(&canonical);
     let recipe = recipe_for(&canonical, Some(&out))?;
+    check_cache_entry(&out)?;
     if up_to_date(&recipe, false, external)? {
         println!(
             "cache: {} (reused: {} and the files it reads are unchanged)",
@@ -211,6 +212,9 @@ pub(super) fn default_bake(quiet: bool) -> Result<PathBuf> {
     };
     // The library's default_bake, with the source at hand for the message.
     let default = default_recipe()?;
+    if let DefaultSource::Builtin { .. } = default.source {
+        check_cache_entry(&default.recipe.output)?;
+    }
     bake_if_stale(&default.recipe, &options, |_| {
         if !quiet {
             eprintln!("{}", before_default(&default));

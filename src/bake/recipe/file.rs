@@ -17,14 +17,14 @@ use super::{
 };
 use crate::bake::error::{BakeError, RecipeAt};
 use crate::character::number::{Number, short};
-use crate::character::toml_error::{line_of, located};
+use crate::character::toml_error::{FromTable, line_of, located};
 
 /// A frame rate as TOML gives it; the number is kept at TOML's precision until checked (an
 /// untagged enum would swallow [`Number`]'s message).
 #[derive(Deserialize)]
 #[serde(
     untagged,
-    expecting = "give a number of frames per second, or \"auto\""
+    expecting = "must be a number of frames per second or \"auto\""
 )]
 enum RateFile {
     Number(f64),
@@ -32,7 +32,7 @@ enum RateFile {
 }
 
 #[derive(Deserialize)]
-#[serde(untagged, expecting = "give \"all\", \"none\" or a list of names")]
+#[serde(untagged, expecting = "must be \"all\", \"none\" or an array of names")]
 enum SelectionFile {
     Word(String),
     List(Vec<String>),
@@ -52,6 +52,9 @@ struct RecipeFile {
     characters: Vec<Spanned<CharacterFileSpec>>,
 }
 
+/// A `[[characters]]` entry ([`CharacterFields`]), from a table only ([`FromTable`]).
+type CharacterFileSpec = FromTable<CharacterFields>;
+
 /// Names with the line of each.
 type NameList = Spanned<Vec<Spanned<String>>>;
 /// A table of values by name, with the line of each.
@@ -59,7 +62,7 @@ type Table<T> = Spanned<BTreeMap<String, Spanned<T>>>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CharacterFileSpec {
+struct CharacterFields {
     name: Option<Spanned<String>>,
     character: Option<Spanned<String>>,
     model: Option<Spanned<String>>,
