@@ -313,17 +313,7 @@ fn policy_of(table: &toml::Table, file: &str, name: &str) -> Result<LodPolicy, C
             return Err(bad(key, format!("{what} (the keys are {known})")));
         }
     }
-    let field_error = |key: &str| -> Option<String> {
-        let v = table.get(key)?.clone();
-        let result = match key {
-            "distances" => Vec::<f32>::deserialize(v).map(drop),
-            "rates" => Vec::<u32>::deserialize(v).map(drop),
-            "offscreen_rate" | "live_max" => u32::deserialize(v).map(drop),
-            "live_distance" => f32::deserialize(v).map(drop),
-            _ => bool::deserialize(v).map(drop),
-        };
-        result.err().map(|e| e.to_string().trim_end().to_string())
-    };
+    let field_error = |key: &str| table.get(key).and_then(|v| wrong_type(key, v));
     for key in [
         "distances",
         "rates",
@@ -339,9 +329,80 @@ fn policy_of(table: &toml::Table, file: &str, name: &str) -> Result<LodPolicy, C
     Err(bad("?", message.trim_end().to_string()))
 }
 
+/// What is wrong with the type of preset key `key`'s value `v`, in the file's words (TOML's
+/// types, the key's units and range), or `None` when its type is right. serde's own message
+/// would name Rust's types ("expected u32").
+fn wrong_type(key: &str, v: &toml::Value) -> Option<String> {
+    use toml::Value as V;
+    let number = |v: &V| matches!(v, V::Integer(_) | V::Float(_));
+    let whole = |v: &V| matches!(v, V::Integer(i) if (0..=i64::from(u32::MAX)).contains(i));
+    let (element, want): (&dyn Fn(&V) -> bool, &str) = match key {
+        "distances" => (&number, "an array of numbers (metres)"),
+        "rates" => (&whole, "an array of whole numbers from 0 to 4294967295"),
+        "offscreen_rate" | "live_max" => (&whole, "a whole number from 0 to 4294967295"),
+        "live_distance" => (&number, "a number (metres)"),
+        _ => (&|v: &V| matches!(v, V::Boolean(_)), "true or false"),
+    };
+    let found = match (key, v) {
+        ("distances" | "rates", V::Array(a)) => match a.iter().find(|e| !element(e)) {
+            Some(e) => format!("an array holding {}", toml_words(e)),
+            None => return None,
+        },
+        ("distances" | "rates", other) => toml_words(other),
+        (_, v) if element(v) => return None,
+        (_, v) => toml_words(v),
+    };
+    Some(format!("must be {want}, found {found}"))
+}
+
+/// A TOML value as a message names it: its type, and the value itself when it is short.
+fn toml_words(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("the string {s:?}"),
+        toml::Value::Integer(i) => format!("the integer {i}"),
+        toml::Value::Float(f) => format!("the float {f}"),
+        toml::Value::Boolean(b) => format!("the boolean {b}"),
+        toml::Value::Datetime(d) => format!("the date-time {d}"),
+        toml::Value::Array(_) => "an array".to_string(),
+        toml::Value::Table(_) => "a table".to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrong_types_are_named_in_the_files_words() {
+        for (text, want) in [
+            (
+                "[a]\ndistances = \"x\"\n",
+                "key 'distances': must be an array of numbers (metres), found the string \"x\"",
+            ),
+            (
+                "[a]\ndistances = [10.0]\nrates = [1, -2]\n",
+                "key 'rates': must be an array of whole numbers from 0 to 4294967295, found an array holding the integer -2",
+            ),
+            (
+                "[a]\noffscreen_rate = 1979-05-27T07:32:00Z\n",
+                "key 'offscreen_rate': must be a whole number from 0 to 4294967295, found the date-time 1979-05-27T07:32:00Z",
+            ),
+            (
+                "[a]\nculling = 3\n",
+                "key 'culling': must be true or false, found the integer 3",
+            ),
+            (
+                "[a]\nlive_distance = [1.0]\n",
+                "key 'live_distance': must be a number (metres), found an array",
+            ),
+        ] {
+            let e = LodPresets::parse(text, "l.toml").err().unwrap().to_string();
+            assert!(e.contains(want), "{e}");
+            for rust in ["u32", "f32", "sequence", "invalid type", "struct"] {
+                assert!(!e.contains(rust), "{e}");
+            }
+        }
+    }
 
     #[test]
     fn builtin_presets_parse_in_file_order() {
