@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod gpu;
+pub mod mutate;
 
 use base64::Engine;
 use serde_json::{Value, json};
