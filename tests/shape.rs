@@ -1,10 +1,10 @@
-//! The shape of the source tree, checked on every run (docs/DESIGN-level rules from
-//! ../shared/DESIGN.md and issue 16, "one idea per file"):
+//! The shape of the source tree, checked on every run (the rules of docs/ARCHITECTURE.md and
+//! issue 16, "one idea per file"):
 //! - no source file over [`FILE_LINES`] lines unless its `//!` header says why one idea needs
 //!   more (a header line containing "one idea");
 //! - no function over [`FN_LINES`] lines (signature to closing brace) in `src/`, `tests/`,
 //!   `benches/` and `examples/`;
-//! - every `crate::` path in a library module points down the layering of DESIGN.md;
+//! - every `crate::` path in a library module points down the layers of docs/ARCHITECTURE.md;
 //! - no import circle between the files of `src/` (a file reaching a sibling through its
 //!   parent's `pub use` counts as reaching the sibling).
 //!
@@ -12,16 +12,22 @@
 //! literals, which is enough for this codebase's formatting (rustfmt-ed, no macros defining
 //! items). Test-only code (`#[cfg(test)]` modules, files included only under `cfg(test)`) may
 //! reach up the layering for fixtures and is not held to the layering rule.
+//!
+//! The docs are checked here too (`docs`): links, the layer table, length and dates.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+#[path = "shape/docs.rs"]
+mod docs;
 
 /// "About 700 lines": the size past which a file must say why it is still one idea.
 const FILE_LINES: usize = 750;
 /// "About 150 lines": the longest function, counted from its `fn` line to its closing brace.
 const FN_LINES: usize = 160;
 
-/// What each top-level module of the library may use (DESIGN.md: anim and format are leaves;
+/// What each top-level module of the library may use (docs/ARCHITECTURE.md, "Layers", draws
+/// this table, and `docs` checks that it does; anim and format are leaves;
 /// mesh <- import <- character <- bake, which fills format's builder; crowd <- format; render
 /// <- crowd; app <- render; bench and cli on top). `input` (the one way an input file is read,
 /// std only) is a leaf every module that reads files may use, and `atomic` (the one file
@@ -604,7 +610,7 @@ fn library_modules_follow_the_layering() {
     );
     assert!(
         wrong.is_empty(),
-        "imports against the layering of DESIGN.md:\n{}",
+        "imports against the layers of docs/ARCHITECTURE.md:\n{}",
         wrong.into_iter().collect::<Vec<_>>().join("\n")
     );
 }
