@@ -225,7 +225,10 @@ mod tests {
                     }
                 }
             }
-            assert!(!advanced.is_empty(), "dt = {dt}: the marker at 0 fires at once");
+            assert!(
+                !advanced.is_empty(),
+                "dt = {dt}: the marker at 0 fires at once"
+            );
             assert_eq!(clocked, advanced, "dt = {dt}");
         }
     }
