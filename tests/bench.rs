@@ -217,13 +217,18 @@ fn a_quick_bench_measures_a_few_small_frames_and_estimates_the_whole_run() {
         &out.display().to_string(),
     ]);
     assert_eq!(code, 0, "{stdout}\n{err}");
-    // Printed once, after the first case, before the other seven.
+    // Said twice: from the first frame, then after the first case, before the other seven.
     let said: Vec<&str> = err
         .lines()
-        .filter(|l| l.contains("the whole run should take about"))
+        .filter(|l| l.contains("should take about"))
         .collect();
-    assert_eq!(said.len(), 1, "{err}");
-    assert!(said[0].contains("of 8 cases"), "{err}");
+    assert_eq!(said.len(), 2, "{err}");
+    assert!(
+        said[0].starts_with("the first frame took ")
+            && said[0].contains("the whole run (8 cases of 7 frames)"),
+        "{err}"
+    );
+    assert!(said[1].contains("after 1 of 8 cases"), "{err}");
     let report: Report =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     // 2 backends × 4 paths, one count.
@@ -235,6 +240,91 @@ fn a_quick_bench_measures_a_few_small_frames_and_estimates_the_whole_run() {
     let (code, _, err) = common::throng(&["bench", "--quick", "--frames", "3"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--quick") && err.contains("--frames"), "{err}");
+}
+
+#[test]
+fn a_bench_of_hours_says_so_after_its_first_frame_and_needs_long() {
+    let dir = common::temp_dir("bench-long");
+    let file = common::bake_default(&dir);
+    // A folder the run would make: a stopped run leaves nothing, not even it.
+    let out = dir.join("made/out");
+    let args = |long: bool| {
+        let mut a = vec![
+            "bench".to_string(),
+            "--bake".into(),
+            file.display().to_string(),
+            "--instances".into(),
+            "10".into(),
+            "--frames".into(),
+            "100000000".into(),
+            "--warmup".into(),
+            "0".into(),
+            "--size".into(),
+            "64x36".into(),
+            "--skinning".into(),
+            "cpu".into(),
+            "--lod".into(),
+            "off".into(),
+            "--backend".into(),
+            "gl,vulkan".into(),
+            "--out".into(),
+            out.display().to_string(),
+        ];
+        if long {
+            a.push("--long".into());
+        }
+        a
+    };
+    // 10^8 frames take days; the run stops after its first (about a second here). 120 s
+    // allows for a loaded machine and a cold shader cache, and is far below the hours the
+    // run asks for.
+    let started = std::time::Instant::now();
+    let a = args(false);
+    let (code, stdout, err) = common::throng(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let took = started.elapsed();
+    if code == 0 && !common::backend_required("gl") && !common::backend_required("vulkan") {
+        eprintln!("skipped: neither backend opened here, so no frame was timed\n{stdout}");
+        return;
+    }
+    assert_eq!(code, 1, "{stdout}\n{err}");
+    for part in [
+        "error: the first frame took ",
+        "so the whole run (2 cases of 100000000 frames) would take about ",
+        "more than the hour a run may take without --long: give --long to run it anyway, or \
+         --quick for a first look",
+    ] {
+        assert!(err.contains(part), "{part:?} not in {err}");
+    }
+    assert!(took.as_secs() < 120, "stopped after {took:?}");
+    assert!(
+        !dir.join("made").exists(),
+        "the stopped run left its folder"
+    );
+    // With --long it goes on past its first frame, saying how long it will take.
+    let err_file = dir.join("long.err");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args(true))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&err_file).unwrap())
+        .spawn()
+        .unwrap();
+    let said = loop {
+        let err = std::fs::read_to_string(&err_file).unwrap_or_default();
+        if err.contains("should take about") || started.elapsed().as_secs() > 240 {
+            break err;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("--long ended ({status}) before saying its length:\n{err}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        said.contains("the whole run (2 cases of 100000000 frames) should take about "),
+        "{said}"
+    );
+    assert!(!said.contains("error"), "{said}");
 }
 
 #[test]

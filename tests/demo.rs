@@ -167,6 +167,14 @@ fn without_a_display_the_demo_says_why_and_writes_a_picture() {
     ] {
         assert!(out.contains(part), "missing {part:?} in:\n{out}");
     }
+    // How long it will take, from its first frame, on stderr as progress is.
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("should take")).collect();
+    assert!(
+        said.len() == 1
+            && said[0].starts_with("the first frame took ")
+            && said[0].contains(": 4 frames should take about "),
+        "{err}"
+    );
     let image = image::open(&png).unwrap().to_rgba8();
     assert_eq!(image.dimensions(), (320, 180));
     let share = crowd_share(&image, (0, 0, 320, 180));

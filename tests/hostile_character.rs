@@ -180,6 +180,39 @@ fn a_chain_of_100000_named_trees_is_refused_quickly_by_every_command() {
 }
 
 #[test]
+fn a_state_of_too_many_events_is_refused_at_once_and_10000_bake() {
+    let dir = Dir::new("events");
+    let with_speed = |speed: &str| {
+        character(&format!(
+            "[clips.wave]\nevents = [{{ name = \"a\", time = 0.25 }}, {{ name = \"b\", time = 0.75 }}]\n\
+             [states.s]\nadditive = \"wave\"\nspeed = {speed}\nbase = {{ clip = \"walk\" }}\n"
+        ))
+    };
+    let recipe = "output = \"o.throng\"\nlods = [1.0]\n[[characters]]\ncharacter = \"c.toml\"\n";
+    dir.write("r.toml", &format!("{recipe}states = [\"s\"]\nclips = []\n"));
+    // Each marker of the 2 s wave fires u32::MAX times in the state's 1 s: refused before any
+    // event is timed or frame sampled. 0.01 s here; the old way never finished. 10 s allows
+    // for a loaded shared machine.
+    dir.write("c.toml", &with_speed("3.4e38"));
+    let run = throng(&dir, &["bake", "r.toml"]);
+    let line = clean("speed = 3.4e38", &run, "r.toml:5").expect("an error");
+    for part in [
+        "character 'c': state 's' of c.toml fires over 8589934590 events",
+        "more than the 65536 a baked animation may hold",
+        "its additive node of clip 'wave' (2 markers, speed = 3.4e38)",
+    ] {
+        assert!(line.contains(part), "{part:?} not in {line}");
+    }
+    assert!(run.seconds < 10.0, "refused in {:.2} s", run.seconds);
+    assert!(!Path::new(&dir.path("o.throng")).exists());
+    // 10,000 firings (2 markers, 5,000 loops) bake, each at its own time.
+    dir.write("c.toml", &with_speed("1e4"));
+    let run = throng(&dir, &["bake", "r.toml"]);
+    assert_eq!(clean("speed = 1e4", &run, "r.toml"), None);
+    assert!(run.stdout.contains("10000 events"), "{}", run.stdout);
+}
+
+#[test]
 fn a_chain_at_the_depth_limit_loads_and_poses_on_a_small_stack() {
     let dir = Dir::new("limit");
     // Each tree is a layer whose base names the next: two levels per tree, the heaviest

@@ -54,6 +54,10 @@ const EXPECTED: &[(&str, &str)] = &[
     ("recipes/height-and-scale.toml", "scale"),
     ("recipes/fps-1e39.toml", "fps"),
     ("recipes/model-is-passwd.toml", "passwd"),
+    (
+        "recipes/events-speed-huge.toml",
+        "state 's' of additive-speed-huge.toml fires over 8589934590 events",
+    ),
     ("characters/tree-cycle.toml", "contains itself"),
     ("characters/tree-self.toml", "contains itself"),
     ("characters/tree-missing.toml", "nowhere"),

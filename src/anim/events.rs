@@ -54,57 +54,88 @@ impl EventTrack {
         looping: bool,
         mut report: impl FnMut(usize, u32),
     ) {
-        // NaN fails every comparison, so `is_nan` is checked explicitly.
-        if self.events.is_empty()
-            || step.is_nan()
-            || step <= 0.0
-            || !step.is_finite()
-            || duration.is_nan()
-            || duration <= 0.0
-        {
+        let Some(end) = window_end(from, step, duration) else {
             return;
-        }
-        let end = from + step;
+        };
         let phase = |e: &Event| e.time / duration;
         if !looping {
-            if from >= 1.0 {
-                return;
-            }
             for (i, e) in self.events.iter().enumerate() {
-                let p = phase(e);
-                if p >= from && (p < end || (p >= 1.0 && end >= 1.0)) {
-                    report(i, 1);
+                let n = crossings(phase(e), from, end, false);
+                if n > 0 {
+                    report(i, n);
                 }
             }
             return;
         }
-        // Crossings of marker p: loops k >= 0 with from <= k + p < end, tested as p < end - k,
-        // which is exact for the small k that matter (Sterbenz) and matches fract(end).
         // Markers at or after `from` are first crossed in this loop; the others after the wrap.
         for pass in 0..2u8 {
             for (i, e) in self.events.iter().enumerate() {
                 let p = phase(e);
-                let first = if p >= from { 0u32 } else { 1 };
-                if u32::from(pass) != first {
+                let first = if p >= from { 0u8 } else { 1 };
+                if pass != first {
                     continue;
                 }
-                let mut count = 0u32;
-                let mut k = first;
-                while k < 64 && p < end - k as f32 {
-                    count += 1;
-                    k += 1;
-                }
-                if k == 64 && p < end - 64.0 {
-                    // A step of more than 64 loops: the rest by arithmetic, saturating (a
-                    // step of 1e30 loops, from a script's huge dt, is u32::MAX crossings).
-                    count = count.saturating_add(((end - p - 64.0).ceil() as u32).max(1));
-                }
-                if count > 0 {
-                    report(i, count);
+                let n = crossings(p, from, end, true);
+                if n > 0 {
+                    report(i, n);
                 }
             }
         }
     }
+
+    /// How often marker `index` alone is crossed by the step [`EventTrack::crossed`] is given
+    /// the same arguments for (0 for an index past the track): what `crossed` reports for it,
+    /// in constant time whatever the track's length, for callers that follow one marker.
+    pub fn crossings_of(
+        &self,
+        index: usize,
+        from: f32,
+        step: f32,
+        duration: f32,
+        looping: bool,
+    ) -> u32 {
+        match (self.events.get(index), window_end(from, step, duration)) {
+            (Some(e), Some(end)) => crossings(e.time / duration, from, end, looping),
+            _ => 0,
+        }
+    }
+}
+
+/// The end, in phase, of a step of `step` cycles from phase `from` through a clip of
+/// `duration` seconds; `None` for a step that crosses nothing (not positive and finite, or
+/// a clip without length). NaN fails every comparison, so `is_nan` is checked explicitly.
+fn window_end(from: f32, step: f32, duration: f32) -> Option<f32> {
+    let bad =
+        step.is_nan() || step <= 0.0 || !step.is_finite() || duration.is_nan() || duration <= 0.0;
+    (!bad).then_some(from + step)
+}
+
+/// Crossings of the marker at phase `p` by the half-open window `[from, end)` (see
+/// [`EventTrack::crossed`]).
+fn crossings(p: f32, from: f32, end: f32, looping: bool) -> u32 {
+    if !looping {
+        if from >= 1.0 {
+            // At the end of a clamped clip: nothing more fires.
+            return 0;
+        }
+        return u32::from(p >= from && (p < end || (p >= 1.0 && end >= 1.0)));
+    }
+    // Loops k >= first with from <= k + p < end, tested as p < end - k, which is exact for
+    // the small k that matter (Sterbenz) and matches fract(end). A marker before `from` is
+    // first crossed after the wrap.
+    let first = if p >= from { 0u32 } else { 1 };
+    let mut count = 0u32;
+    let mut k = first;
+    while k < 64 && p < end - k as f32 {
+        count += 1;
+        k += 1;
+    }
+    if k == 64 && p < end - 64.0 {
+        // A step of more than 64 loops: the rest by arithmetic, saturating (a step of 1e30
+        // loops, from a script's huge dt, is u32::MAX crossings).
+        count = count.saturating_add(((end - p - 64.0).ceil() as u32).max(1));
+    }
+    count
 }
 
 #[cfg(test)]

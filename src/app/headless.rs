@@ -2,6 +2,7 @@
 //! into one picture, with the last frame's statistics.
 
 use std::path::Path;
+use std::time::Instant;
 
 use super::AppError;
 use super::scene::{DemoOptions, FrameReport, Graphics, Scene};
@@ -28,7 +29,8 @@ pub struct HeadlessReport {
 }
 
 /// Simulates `scene` for `options.frames` frames of 1/30 s (default [`DEFAULT_FRAMES`]),
-/// drawing each, and writes the last to `out` (PNG).
+/// drawing each, and writes the last to `out` (PNG). After each frame, `progress(frames done,
+/// frames in all, seconds that frame took)`: simulated, drawn and waited for.
 ///
 /// # Errors
 /// When the device, a frame or the image fails.
@@ -36,6 +38,7 @@ pub fn render_headless(
     options: &DemoOptions,
     mut scene: Scene,
     out: &Path,
+    progress: &mut dyn FnMut(u64, u64, f64),
 ) -> Result<HeadlessReport, AppError> {
     let gpu = Gpu::new(options.backend)?;
     let samples = Target::best_samples(&gpu);
@@ -50,7 +53,8 @@ pub fn render_headless(
     graphics.bind_velocity(target.velocity());
     let aspect = w as f32 / h as f32;
     let frames = options.frames.unwrap_or(DEFAULT_FRAMES).max(1);
-    for _ in 0..frames {
+    for done in 1..=frames {
+        let started = Instant::now();
         graphics.choose_path(&scene);
         scene.update(1.0 / 30.0, aspect)?;
         let mut encoder =
@@ -64,6 +68,7 @@ pub fn render_headless(
         graphics.show_picture(&mut encoder, target.output());
         graphics.stage.submit(&graphics.gpu, encoder, &mut stats)?;
         scene.finish_frame(stats);
+        progress(done, frames, started.elapsed().as_secs_f64());
     }
     save_png(&target.read(&graphics.gpu)?, out)?;
     Ok(HeadlessReport {

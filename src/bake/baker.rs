@@ -78,6 +78,21 @@ fn bake_job(
     cache: &mut PoseCache,
     events: &mut GroupEvents,
 ) -> Result<Done, BakeError> {
+    // First: a state of too many events is refused before its frames are sampled.
+    let events = events.of(l, job).map_err(|what| {
+        let spec = &recipe.characters[job.character];
+        // Said at the recipe's line that chose the animation, else the character file's.
+        let chose = match job.source {
+            JobSource::State { .. } => "states",
+            JobSource::Clip(_) => "clips",
+        };
+        let key = if spec.lines.has(chose) {
+            chose
+        } else {
+            "character"
+        };
+        spec.error(key, what)
+    })?;
     let (mut sampled, motion) = match job.rate {
         Rate::Fixed(fps) => {
             let schedule = FrameSchedule::new(&job.name, job.duration, fps, job.looping)?;
@@ -115,7 +130,7 @@ fn bake_job(
             JobSource::State { .. } => Vec::new(),
         },
         motion,
-        events: events.of(l, job),
+        events,
         sampled,
     })
 }

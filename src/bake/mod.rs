@@ -53,6 +53,7 @@ pub use default::{
     DefaultSource, builtin_recipe, cache_dir, check_cache_entry, default_bake, default_recipe,
 };
 pub use error::{BakeError, RecipeAt};
+pub use events::MAX_EVENTS;
 pub use frames::{FrameSchedule, MAX_FRAMES};
 pub use gait::{Feet, feet_of};
 pub use inputs::{TOOL, inputs};

@@ -9,6 +9,9 @@ use thiserror::Error;
 /// Why a benchmark could not run or its report could not be written.
 #[derive(Debug, Error)]
 pub enum BenchError {
+    /// The caller's progress callback stopped the run (it says why).
+    #[error("the run was stopped")]
+    Stopped,
     /// A preset, path or other setting names nothing.
     #[error("{0}")]
     Settings(String),

@@ -3,6 +3,7 @@
 //! the last frame of each case kept to compare pictures with the `off` preset's (same shadows)
 //! and with the shadowless one's (same preset).
 
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -103,6 +104,18 @@ pub fn camera_on(ground: Terrain, half: f32, k: usize, aspect: f32) -> View {
         view_proj: proj * view,
         eye,
     }
+}
+
+/// Where a run is: what [`run`] tells its caller after each frame and each skipped case.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// The case, counted from 1 in [`cases`]' order.
+    pub case: usize,
+    /// Frames of it done, warm-up included; 0 for a case skipped.
+    pub frame: usize,
+    /// How long that frame took, seconds (0 for a case skipped): the whole frame, as the
+    /// report's frame time measures it.
+    pub seconds: f64,
 }
 
 /// A case with its backend, path and shadows as types (the report's [`Case`] names them).
@@ -277,18 +290,20 @@ struct Runner<'a> {
     references: Vec<(Case, image::RgbaImage)>,
     /// Cases done so far.
     index: usize,
-    progress: &'a mut dyn FnMut(usize, usize),
+    progress: &'a mut dyn FnMut(Progress) -> ControlFlow<()>,
     report: Report,
 }
 
-/// Runs every case, calling `progress(case index, frame)` as it goes.
+/// Runs every case, calling `progress` after each frame and each case skipped; the run stops
+/// when it answers [`ControlFlow::Break`] (having saved nothing of the case under way).
 ///
 /// # Errors
-/// When the bake or presets cannot be read, or a frame fails on a device that opened.
-/// Backends that do not open, and paths that cannot run, are reported as skipped cases.
+/// When the bake or presets cannot be read, or a frame fails on a device that opened;
+/// [`BenchError::Stopped`] when `progress` stopped it. Backends that do not open, and paths
+/// that cannot run, are reported as skipped cases.
 pub fn run(
     options: &BenchOptions,
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<Report, BenchError> {
     let file = Arc::new(ThrongFile::open(&options.bake)?);
     for l in &options.lods {
@@ -370,9 +385,21 @@ fn new_report(options: &BenchOptions) -> Report {
 }
 
 impl Runner<'_> {
-    /// Counts a case done.
-    fn done(&mut self, frame: usize) {
-        (self.progress)(self.index, frame);
+    /// Tells the caller that `frame` frames of the current case are done, the last in
+    /// `seconds`.
+    ///
+    /// # Errors
+    /// [`BenchError::Stopped`] when the caller stops the run.
+    fn done(&mut self, frame: usize, seconds: f64) -> Result<(), BenchError> {
+        let p = Progress {
+            case: self.index,
+            frame,
+            seconds,
+        };
+        match (self.progress)(p) {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(()) => Err(BenchError::Stopped),
+        }
     }
 
     /// Runs the `cases` of `backend` (all skipped if it does not open).
@@ -383,7 +410,7 @@ impl Runner<'_> {
                 for c in cases {
                     self.report.results.push(skipped(&c.case, e.to_string()));
                     self.index += 1;
-                    self.done(0);
+                    self.done(0, 0.0)?;
                 }
                 return Ok(());
             }
@@ -422,7 +449,7 @@ impl Runner<'_> {
             };
             if let Err(e) = choose_path(&limits, PathRequest::Only(c.path)) {
                 self.report.results.push(skipped(&c.case, e.why));
-                self.done(0);
+                self.done(0, 0.0)?;
                 continue;
             }
             let Some(policy) = self.options.presets.get(&c.case.lod).cloned() else {
@@ -480,7 +507,7 @@ impl Runner<'_> {
                 t.restart_measures();
             }
             let times = self.frame(device, &mut crowd, planned.path, &view, tier.as_mut())?;
-            self.done(k + 1);
+            self.done(k + 1, times.wall)?;
             if k >= options.warmup {
                 s.push(&times);
             }

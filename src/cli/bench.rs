@@ -10,6 +10,7 @@ use crate::atomic::{check_not_input, check_target};
 use super::baking::default_bake;
 use super::render::parse_size;
 use crate::app::lod_presets;
+use crate::bench::error::BenchError;
 use crate::bench::report::{
     CSV_FILE, FRAME_TIME_FILE, JSON_FILE, LOD_QUALITY_FILE, table, write_all,
 };
@@ -40,6 +41,9 @@ comparable with runs from before shadows and as cheap; --shadows off,blob,map me
 cost.\n\
 Writes DIR/results.csv, DIR/results.json, DIR/frame_time.png, DIR/lod_quality.png, and each \
 case's last frame in DIR/pictures/ as BACKEND-SKINNING-LOD-SHADOWS-COUNT.png.\n\
+How long the run will take is said after its first frame (that frame's time for every frame \
+of every case, scaled by agent count) and again after its first case. A run that its first \
+frame says would take more than an hour stops there, writing nothing, unless --long is given.\n\
 Examples:\n  throng bench --instances 1000,10000 --backend vulkan,gl --out bench-out\n  \
 throng bench --quick                    a first look (a minute or two on a software renderer)\n  \
 throng bench --shadows off,blob,map --skinning gpu --lod off   the cost of shadows\n  \
@@ -98,16 +102,27 @@ pub struct Args {
     /// --size and --instances, and cannot be given with them).
     #[arg(long, conflicts_with_all = ["frames", "warmup", "size", "instances"])]
     quick: bool,
-    /// No progress bar, no estimate of the run's length.
+    /// Run even when its first frame says the whole run would take more than an hour
+    /// (without it such a run stops after that frame, saying how long it would take).
+    #[arg(long)]
+    long: bool,
+    /// No progress bar, no estimate of the run's length printed (a run of more than an hour
+    /// still stops without --long).
     #[arg(short, long)]
     quiet: bool,
 }
+
+/// The longest run, seconds as estimated from its first frame, that starts without `--long`:
+/// an hour. Past it the matrix is more likely a slip (a count of agents or frames a few
+/// zeros too long, a software renderer mistaken for a GPU) than the wish, and a run of hours
+/// on a software renderer ties up the machine; `--long` says it is meant.
+const LONG_RUN: f64 = 3600.0;
 
 /// What `--quick` measures: frames, warm-up frames, image size, agents.
 const QUICK: (usize, usize, (u32, u32), usize) = (5, 2, (480, 270), 1000);
 
 /// `secs` seconds as "1 h 05 min", "4 min 10 s" or "12 s".
-fn duration(secs: f64) -> String {
+pub(super) fn duration(secs: f64) -> String {
     let s = secs.max(0.0).round() as u64;
     match s {
         0..60 => format!("{s} s"),
@@ -116,12 +131,56 @@ fn duration(secs: f64) -> String {
     }
 }
 
+/// The whole run's length, seconds, estimated from one frame of `seconds` of the case
+/// `case` (counted from 1) of `weights`, each case `frames` frames long: each case's frames
+/// taken as long as that one, scaled by weight (agent count) as [`estimate`] does.
+fn estimate_from_frame(seconds: f64, weights: &[f64], case: usize, frames: usize) -> Option<f64> {
+    let w = *weights.get(case.checked_sub(1)?)?;
+    (w > 0.0).then(|| seconds * frames as f64 * weights.iter().sum::<f64>() / w)
+}
+
 /// The whole run's length, seconds, estimated from `elapsed` seconds for the cases of
 /// `weights` done so far (`done` of them): each case's time taken as proportional to its
 /// weight (its agent count, what a software renderer's frame time follows).
 fn estimate(elapsed: f64, weights: &[f64], done: usize) -> Option<f64> {
     let so_far: f64 = weights.iter().take(done).sum();
     (done > 0 && so_far > 0.0).then(|| elapsed * weights.iter().sum::<f64>() / so_far)
+}
+
+/// `secs` seconds as "52 ms" under a second, else as [`duration`] says it.
+pub(super) fn duration_fine(secs: f64) -> String {
+    if secs < 1.0 {
+        format!("{:.0} ms", secs * 1e3)
+    } else if secs < 10.0 {
+        format!("{secs:.1} s")
+    } else {
+        duration(secs)
+    }
+}
+
+/// A bar of `frames` frames on stderr, hidden when `quiet` or when stderr is not a terminal.
+fn progress_bar(quiet: bool, frames: u64) -> indicatif::ProgressBar {
+    let bar = if quiet || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new(frames)
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] case {msg} ({eta} left)",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// The folders of `dir` and above it that do not exist yet, deepest first: what creating it
+/// makes, and so what a stopped run removes (when still empty).
+fn missing_folders(dir: &Path) -> Vec<PathBuf> {
+    dir.ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(Path::to_path_buf)
+        .collect()
 }
 
 fn backend(name: &str) -> Result<BackendChoice> {
@@ -213,6 +272,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
     // folder is checked through its first file (which also creates the folder), once the
     // inputs are known good.
     check_inputs(args)?;
+    let made = missing_folders(&args.out);
     check_target(&args.out.join(CSV_FILE), true)
         .with_context(|| format!("--out {}", args.out.display()))?;
     let bake = match &args.bake {
@@ -239,49 +299,86 @@ pub(super) fn run(args: &Args) -> Result<()> {
     };
     let total_cases = cases(&options).len();
     let per_case = (options.frames + options.warmup) as u64;
-    let bar = if args.quiet || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new(total_cases as u64 * per_case)
-    };
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] case {msg} ({eta} left)",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    // Once a case has run (and a quarter second passed, which a skipped case does not take):
-    // how long the whole run should take.
+    let bar = progress_bar(args.quiet, total_cases as u64 * per_case);
     let weights: Vec<f64> = cases(&options).iter().map(|c| c.instances as f64).collect();
+    let quick_hint = if args.quick {
+        ""
+    } else {
+        "; --quick for a first look"
+    };
+    let matrix = format!(
+        "{total_cases} case{} of {per_case} frames",
+        if total_cases == 1 { "" } else { "s" }
+    );
     let started = std::time::Instant::now();
+    // Said twice: from the first frame measured (so a run of hours says so before it has
+    // taken them, and stops past LONG_RUN without --long), then, closer, once a case has run
+    // (and a quarter second passed, which a skipped case does not take).
+    let mut from_frame = None;
     let mut estimated = args.quiet;
-    let report = run_bench(&options, &mut |case, frame| {
+    let outcome = run_bench(&options, &mut |p| {
+        if from_frame.is_none()
+            && p.frame == 1
+            && let Some(total) = estimate_from_frame(p.seconds, &weights, p.case, per_case as usize)
+        {
+            from_frame = Some((total, p.seconds));
+            if total > LONG_RUN && !args.long {
+                return std::ops::ControlFlow::Break(());
+            }
+            if !args.quiet {
+                bar.suspend(|| {
+                    eprintln!(
+                        "the first frame took {}: the whole run ({matrix}) should take \
+                         about {} (frames scaled by agent count){quick_hint}",
+                        duration_fine(p.seconds),
+                        duration(total)
+                    );
+                });
+            }
+        }
         let elapsed = started.elapsed().as_secs_f64();
         if !estimated
             && elapsed >= 0.25
-            && let Some(total) = estimate(elapsed, &weights, case.saturating_sub(1))
+            && let Some(total) = estimate(elapsed, &weights, p.case.saturating_sub(1))
         {
             estimated = true;
             bar.suspend(|| {
                 eprintln!(
                     "{} after {} of {total_cases} cases: the whole run should take about {} \
-                     (cases scaled by agent count){}",
+                     (cases scaled by agent count){quick_hint}",
                     duration(elapsed),
-                    case - 1,
+                    p.case - 1,
                     duration(total),
-                    if args.quick {
-                        ""
-                    } else {
-                        "; --quick for a first look"
-                    }
                 );
             });
         }
-        bar.set_message(format!("{case}/{total_cases}"));
-        bar.set_position((case.saturating_sub(1) as u64) * per_case + frame as u64);
-    })
-    .with_context(|| format!("benchmarking {}", options.bake.display()))?;
+        bar.set_message(format!("{}/{total_cases}", p.case));
+        bar.set_position((p.case.saturating_sub(1) as u64) * per_case + p.frame as u64);
+        std::ops::ControlFlow::Continue(())
+    });
     bar.finish_and_clear();
+    let report = match outcome {
+        Err(BenchError::Stopped) => {
+            // Nothing of the run is kept: the folders made for its report go too.
+            for dir in made {
+                let _ = std::fs::remove_dir(dir);
+            }
+            let (total, first) = from_frame.unwrap_or((f64::INFINITY, f64::INFINITY));
+            bail!(
+                "the first frame took {}, so the whole run ({matrix}) would take about {}, \
+                 more than the hour a run may take without --long: give --long to run it \
+                 anyway, {}",
+                duration_fine(first),
+                duration(total),
+                if args.quick {
+                    "or fewer cases"
+                } else {
+                    "or --quick for a first look (or fewer cases, --instances or --frames)"
+                }
+            );
+        }
+        other => other.with_context(|| format!("benchmarking {}", options.bake.display()))?,
+    };
     print!("{}", table(&report));
     let written = write_all(&report, &args.out)?;
     for p in written {
@@ -303,5 +400,31 @@ mod tests {
         assert_eq!(duration(12.4), "12 s");
         assert_eq!(duration(250.0), "4 min 10 s");
         assert_eq!(duration(3900.0), "1 h 05 min");
+    }
+
+    #[test]
+    fn the_first_frame_stands_for_every_frame_scaled_by_agent_count() {
+        let w = [1000.0, 10000.0, 1000.0, 10000.0];
+        // 20 ms for a frame of the first case (1000 agents): 35 frames a case, 22 case-weights.
+        let t = estimate_from_frame(0.02, &w, 1, 35).unwrap();
+        assert!((t - 0.02 * 35.0 * 22.0).abs() < 1e-9, "{t}");
+        // A frame of a 10,000-agent case (the first ones skipped) weighs ten times less.
+        let t = estimate_from_frame(0.2, &w, 2, 35).unwrap();
+        assert!((t - 0.2 * 35.0 * 2.2).abs() < 1e-9, "{t}");
+        assert_eq!(estimate_from_frame(0.02, &w, 0, 35), None);
+        assert_eq!(estimate_from_frame(0.02, &w, 5, 35), None);
+        assert_eq!(duration_fine(0.0523), "52 ms");
+        assert_eq!(duration_fine(1.26), "1.3 s");
+    }
+
+    #[test]
+    fn a_stopped_run_knows_the_folders_it_made() {
+        let base = std::env::temp_dir();
+        let out = base.join("throng-no-such-folder-a").join("b");
+        assert_eq!(
+            missing_folders(&out),
+            [out.clone(), base.join("throng-no-such-folder-a")]
+        );
+        assert!(missing_folders(&base).is_empty());
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::baking::{cached_bake, default_bake};
+use super::bench::{duration, duration_fine};
 use super::render::{BackendArg, SkinningArg, parse_size};
 use crate::app::{
     AppError, DemoOptions, Picture, Scene, SkinningChoice, check_count, render_headless, window,
@@ -74,7 +75,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "shaded")]
     view: ViewArg,
     /// Stop after this many frames (with a window); frames simulated before the picture
-    /// (without one; default 30).
+    /// (without one; default 30: the first frame's time then says on stderr how long they
+    /// will take).
     #[arg(long, value_name = "N")]
     frames: Option<u64>,
     /// Save the last frame to this PNG (with --frames, or crowd.png without a display).
@@ -273,7 +275,17 @@ fn headless(options: &DemoOptions, why: &str) -> Result<()> {
     {
         println!("live tier: posed from the bake's matrices, not evaluated live: {why}");
     }
-    let report = render_headless(options, scene, &out)?;
+    // How long the frames asked for will take, from the first (which includes the first
+    // use of each pipeline, so the estimate runs high), said on stderr as progress is.
+    let report = render_headless(options, scene, &out, &mut |done, all, seconds| {
+        if done == 1 && all > 1 {
+            eprintln!(
+                "the first frame took {}: {all} frames should take about {}",
+                duration_fine(seconds),
+                duration(seconds * all as f64)
+            );
+        }
+    })?;
     let r = &report.last;
     let u = &r.update;
     println!("adapter: {}", report.adapter);

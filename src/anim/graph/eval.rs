@@ -4,6 +4,7 @@
 
 use glam::Vec2;
 
+use super::clock::Clock;
 use super::{BlendTree, EventHit, Node, TreeScratch, TreeState};
 use crate::anim::blend::{add, difference, layer, mix};
 use crate::anim::clip::Clip;
@@ -12,13 +13,6 @@ use crate::anim::root_motion::MotionTrack;
 use crate::anim::sample::sample_with_cursor;
 use crate::anim::skeleton::Skeleton;
 use crate::anim::transform::Transform;
-
-/// A phase step of `x` cycles, kept finite: a step of more cycles than an f32 holds (a huge
-/// `dt` on a short clip) would otherwise make the phase `fract(inf)`, NaN, which no sampling
-/// can use. Steps that large are whole numbers of cycles, so the phase stays where it is.
-fn finite(x: f32) -> f32 {
-    if x.is_finite() { x } else { f32::MAX }
-}
 
 impl BlendTree {
     /// The two children a Blend1D mixes at `value` and the weight of the second.
@@ -54,33 +48,11 @@ impl BlendTree {
         self.weights(state, params);
         state.prev.copy_from_slice(&state.phase);
         state.aux_prev.copy_from_slice(&state.aux);
-        // Cycle lengths bottom-up. A blend's cycle mixes its children's, leaving out children
-        // without one (single-pose clips), which would otherwise speed the others up.
-        for &node in &self.order {
-            state.cycle[node] = match &self.nodes[node] {
-                Node::Clip { clip, speed, .. } => clips[*clip].duration() / speed,
-                Node::Blend1D {
-                    param,
-                    positions,
-                    children,
-                } => {
-                    let (a, b, w) =
-                        Self::blend1d_pair(positions, params.get(*param).copied().unwrap_or(0.0));
-                    let (ca, cb) = (state.cycle[children[a]], state.cycle[children[b]]);
-                    match (ca > 0.0, cb > 0.0) {
-                        (true, true) => ca * (1.0 - w) + cb * w,
-                        (true, false) => ca,
-                        (false, true) => cb,
-                        (false, false) => 0.0,
-                    }
-                }
-                Node::Layer { base, .. } | Node::Additive { base, .. } => state.cycle[*base],
-            };
-        }
+        self.cycles(clips, state, params);
         // Phases top-down: the root and layered subtrees run on their own clocks; Blend1D
         // children and bases follow their parent. Event windows are computed in phase with the
         // same sums as the phases, so markers on step boundaries fire exactly once.
-        let step_of = |cycle: f32| if cycle > 0.0 { finite(dt / cycle) } else { 0.0 };
+        let step_of = |cycle: f32| Clock::Cycle(cycle).step(dt);
         state.step[self.root] = step_of(state.cycle[self.root]);
         state.prev_elapsed = state.elapsed;
         for &node in self.order.iter().rev() {
@@ -142,7 +114,11 @@ impl BlendTree {
                     state.phase[*base] = phase;
                     state.step[*base] = step;
                     let d = clips[*clip].duration();
-                    let aux_step = if d > 0.0 { finite(dt * speed / d) } else { 0.0 };
+                    let aux_step = Clock::Rate {
+                        speed: *speed,
+                        duration: d,
+                    }
+                    .step(dt);
                     let aux_old = state.aux[node];
                     state.aux_step[node] = aux_step;
                     state.aux[node] = if *looping {
@@ -165,6 +141,33 @@ impl BlendTree {
                     }
                 }
             }
+        }
+    }
+
+    /// Each node's cycle length, seconds, under `params` into `state.cycle`, bottom-up. A
+    /// blend's cycle mixes its children's, leaving out children without one (single-pose
+    /// clips), which would otherwise speed the others up.
+    pub(super) fn cycles(&self, clips: &[Clip], state: &mut TreeState, params: &[f32]) {
+        for &node in &self.order {
+            state.cycle[node] = match &self.nodes[node] {
+                Node::Clip { clip, speed, .. } => clips[*clip].duration() / speed,
+                Node::Blend1D {
+                    param,
+                    positions,
+                    children,
+                } => {
+                    let (a, b, w) =
+                        Self::blend1d_pair(positions, params.get(*param).copied().unwrap_or(0.0));
+                    let (ca, cb) = (state.cycle[children[a]], state.cycle[children[b]]);
+                    match (ca > 0.0, cb > 0.0) {
+                        (true, true) => ca * (1.0 - w) + cb * w,
+                        (true, false) => ca,
+                        (false, true) => cb,
+                        (false, false) => 0.0,
+                    }
+                }
+                Node::Layer { base, .. } | Node::Additive { base, .. } => state.cycle[*base],
+            };
         }
     }
 
@@ -216,7 +219,7 @@ impl BlendTree {
     }
 
     /// Effective weight of every node from the parameters, top-down.
-    fn weights(&self, state: &mut TreeState, params: &[f32]) {
+    pub(super) fn weights(&self, state: &mut TreeState, params: &[f32]) {
         state.weight.fill(0.0);
         state.weight[self.root] = 1.0;
         for &node in self.order.iter().rev() {

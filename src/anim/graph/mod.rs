@@ -11,10 +11,14 @@
 //! the weighted mix of its children's. Layered and additive clips keep their own phase.
 //!
 //! This file holds the types and the per-instance state; `build.rs` validates a tree and
-//! flattens it ([`BlendTree::new`]), `eval.rs` advances time and evaluates poses.
+//! flattens it ([`BlendTree::new`]), `eval.rs` advances time and evaluates poses, `clock.rs`
+//! says how each node's phase follows time (for timing single event markers).
 
 mod build;
+mod clock;
 mod eval;
+
+pub use clock::{Clock, EventClock};
 
 use thiserror::Error;
 
