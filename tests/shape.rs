@@ -6,7 +6,8 @@
 //!   `benches/` and `examples/`;
 //! - every `crate::` path in a library module points down the layers of docs/ARCHITECTURE.md;
 //! - no import circle between the files of `src/` (a file reaching a sibling through its
-//!   parent's `pub use` counts as reaching the sibling).
+//!   parent's `pub use` counts as reaching the sibling);
+//! - one module layout for the whole tree, `x/mod.rs` (`shape/layout.rs`).
 //!
 //! The parsing is deliberately small: it reads Rust as text, skipping comments and string
 //! literals, which is enough for this codebase's formatting (rustfmt-ed, no macros defining
@@ -20,6 +21,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "shape/docs.rs"]
 mod docs;
+#[path = "shape/layout.rs"]
+mod layout;
 
 /// "About 700 lines": the size past which a file must say why it is still one idea.
 const FILE_LINES: usize = 750;
