@@ -19,7 +19,7 @@ use std::time::Instant;
 use throng::bake::{BakeOptions, Recipe, bake};
 use throng::crowd::scene::{self, frame_pose};
 use throng::format::ThrongFile;
-use throng::render::cpu_skin::skin_instances;
+use throng::render::draw::cpu_skin::skin_instances;
 use throng::render::{
     BackendChoice, CrowdRenderer, Gpu, PassFormat, SceneDraw, SkinningPath, Stage, Target,
 };

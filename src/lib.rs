@@ -124,7 +124,7 @@ assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
 //! `.throng` files, the agents, the renderer) is always built; a game depends on it alone
 //! with `default-features = false`. Each feature adds a layer:
 //! - `image`: frames read back as `image::RgbaImage` (`render::Target::read`,
-//!   `render::target::read_texture`) and compared (`render::image_diff`); no codec.
+//!   `render::target::read_texture`) and compared (`render::pictures::image_diff`); no codec.
 //! - `bake` (with `image`): the baker and what it stands on: [`anim`], [`mesh`], [`import`],
 //!   [`character`], [`bake`], and the live tier [`hybrid`].
 //! - `app` (with `bake`; the default): the demo, `bench`, `cli` and the `throng` binary.

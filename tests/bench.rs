@@ -7,7 +7,7 @@
 mod common;
 
 use throng::internal::Report;
-use throng::render::image_diff;
+use throng::render::pictures::image_diff;
 
 #[test]
 fn a_small_bench_writes_its_report_and_the_live_baseline_draws_the_bake() {

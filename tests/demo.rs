@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use throng::render::image_diff;
+use throng::render::pictures::image_diff;
 
 fn required(backend: &str) -> bool {
     common::backend_required(backend)

@@ -12,7 +12,7 @@ use throng::character::{Character, Poser};
 use throng::crowd::scene::{Placement, frame_pose};
 use throng::format::ThrongFile;
 use throng::format::records::anim_kind;
-use throng::render::cpu_skin::skin_vertex;
+use throng::render::draw::cpu_skin::skin_vertex;
 
 #[test]
 fn cpu_skinning_matches_the_pipeline_at_baked_frames() {

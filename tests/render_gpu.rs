@@ -16,10 +16,10 @@ use throng::bake::{BakeOptions, Recipe, bake};
 use throng::crowd::scene::{self, frame_pose};
 use throng::format::ThrongFile;
 use throng::format::records::VertexRecord;
-use throng::render::cpu_skin::skin_vertex;
-use throng::render::image_diff::compare;
-use throng::render::influences::{MAX_INFLUENCES, influences};
-use throng::render::parity::gpu_skin_with;
+use throng::render::draw::cpu_skin::skin_vertex;
+use throng::render::draw::influences::{MAX_INFLUENCES, influences};
+use throng::render::pictures::image_diff::compare;
+use throng::render::pictures::parity::gpu_skin_with;
 use throng::render::{
     BackendChoice, CrowdRenderer, Gpu, Light, PassFormat, SceneDraw, Shadows, SkinningPath, Stage,
     Target,

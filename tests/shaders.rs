@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use throng::render::crowd::{CROWD_WGSL, GROUND_WGSL, LIGHTING_WGSL, SKINNING_WGSL};
-use throng::render::parity::PARITY_WGSL;
+use throng::render::pictures::parity::PARITY_WGSL;
 use wgpu::naga;
 
 fn validate(name: &str, source: &str) {

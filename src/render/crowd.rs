@@ -8,24 +8,24 @@
 //! and light), `pipelines` (shaders and pipelines), `upload` (texels and instance records),
 //! `meshes`, `cpu_path` and `live`.
 
-use super::attachment::Attachment;
-use super::cpu_path::CpuPath;
 use super::device::{Gpu, TexelLayout};
+use super::draw::attachment::Attachment;
+use super::draw::cpu_path::CpuPath;
+use super::draw::live::LiveTexels;
+use super::draw::meshes::Meshes;
+use super::draw::motion::Motion;
+use super::draw::pipelines::{ByInfluences, Camera, Layouts, Pipelines, for_influences};
+use super::draw::shadow::Shadows;
+use super::draw::shadow::{BLOB_CORNERS, Blobs, MAP_LEVELS, MAP_REACH, ShadowMap, fit, unused};
+use super::draw::upload::{BakeTexels, texel_group, write_records};
 use super::error::RenderError;
-use super::live::LiveTexels;
-use super::meshes::Meshes;
-use super::motion::Motion;
 use super::pass::{Light, PassFormat};
 use super::path::SkinningPath;
-use super::pipelines::{ByInfluences, Camera, Layouts, Pipelines, for_influences};
-use super::shadow::Shadows;
-use super::shadow::{BLOB_CORNERS, Blobs, MAP_LEVELS, MAP_REACH, ShadowMap, fit, unused};
-use super::upload::{BakeTexels, texel_group, write_records};
 use crate::crowd::DrawRange;
 use crate::format::ThrongFile;
 
+pub use super::draw::pipelines::{CROWD_WGSL, GROUND_WGSL, LIGHTING_WGSL, SKINNING_WGSL};
 pub use super::frame::{CrowdFrame, FrameStats};
-pub use super::pipelines::{CROWD_WGSL, GROUND_WGSL, LIGHTING_WGSL, SKINNING_WGSL};
 
 /// A bake on the GPU with the pipelines that draw it into passes of one [`PassFormat`].
 ///

@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::device::{Gpu, TexelLayout};
-use super::pipelines::SKINNED_VERTEX_ATTRIBUTES;
+use super::draw::pipelines::SKINNED_VERTEX_ATTRIBUTES;
 use crate::format::{MAX_JOINTS, ThrongFile};
 
 /// How characters are drawn.

@@ -6,10 +6,10 @@ use std::ops::Range;
 
 use wgpu::util::DeviceExt as _;
 
-use super::device::{Gpu, TexelLayout};
-use super::error::RenderError;
 use crate::crowd::InstanceRecord;
 use crate::format::{TEXELS_PER_MATRIX, TexelFormat, ThrongFile};
+use crate::render::device::{Gpu, TexelLayout};
+use crate::render::error::RenderError;
 
 /// The texel layout of a bake too large for the device's texture: one matrix, so that the
 /// texture and its bind group exist while only the CPU path (which reads the file) draws.
@@ -22,7 +22,7 @@ const ONE_MATRIX: TexelLayout = TexelLayout {
 };
 
 /// The bake's texels on the GPU: the texture, its layout uniform and their bind group.
-pub(super) struct BakeTexels {
+pub(in crate::render) struct BakeTexels {
     /// The layout chosen for the device.
     pub layout: TexelLayout,
     /// Group 0 of the skinned pipeline.
@@ -73,7 +73,7 @@ impl BakeTexels {
 
 /// The 2D array view of `texture`, its layout uniform and their bind group for
 /// `bind_layout` (group 0 of skinning shaders).
-pub(super) fn texel_binding(
+pub(in crate::render) fn texel_binding(
     device: &wgpu::Device,
     texture: &wgpu::Texture,
     layout: TexelLayout,
@@ -94,7 +94,7 @@ pub(super) fn texel_binding(
 }
 
 /// A bind group of texels and their layout uniform.
-pub(super) fn texel_group(
+pub(in crate::render) fn texel_group(
     device: &wgpu::Device,
     bind_layout: &wgpu::BindGroupLayout,
     view: &wgpu::TextureView,
@@ -118,7 +118,7 @@ pub(super) fn texel_group(
 }
 
 /// A 2D array texture for texels laid out as `layout`.
-pub(super) fn texel_texture(
+pub(in crate::render) fn texel_texture(
     device: &wgpu::Device,
     layout: TexelLayout,
     format: wgpu::TextureFormat,
@@ -145,7 +145,7 @@ pub(super) fn texel_texture(
 /// Writes linear texels (`texel` bytes each) into `texture` laid out as `layout`: whole rows
 /// straight from `bytes`, layer by layer, and a last partial row padded with zeros. Rows past
 /// the data are left as they are.
-pub(super) fn write_texels(
+pub(in crate::render) fn write_texels(
     gpu: &Gpu,
     texture: &wgpu::Texture,
     layout: TexelLayout,
@@ -197,7 +197,7 @@ pub(super) fn write_texels(
 }
 
 /// Makes `slot` a buffer of at least `bytes`; true when it made a new one (empty).
-pub(super) fn ensure_buffer(
+pub(in crate::render) fn ensure_buffer(
     gpu: &Gpu,
     slot: &mut Option<wgpu::Buffer>,
     bytes: u64,
@@ -218,7 +218,7 @@ pub(super) fn ensure_buffer(
 
 /// What [`write_records`] wrote.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct RecordsWritten {
+pub(in crate::render) struct RecordsWritten {
     /// Records written.
     pub records: usize,
     /// Bytes written.
@@ -230,7 +230,7 @@ pub(super) struct RecordsWritten {
 ///
 /// # Errors
 /// [`RenderError::Gpu`] when there is no buffer after growing it.
-pub(super) fn write_records(
+pub(in crate::render) fn write_records(
     gpu: &Gpu,
     slot: &mut Option<wgpu::Buffer>,
     records: &[InstanceRecord],

@@ -5,9 +5,9 @@
 
 use glam::{Mat4, Vec3};
 
-use super::error::RenderError;
 use crate::format::ThrongFile;
 use crate::format::records::VertexRecord;
+use crate::render::error::RenderError;
 
 /// A prop bound to one joint of one character.
 #[derive(Clone, Debug, PartialEq)]

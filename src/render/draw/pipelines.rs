@@ -9,22 +9,22 @@ use std::borrow::Cow;
 
 use super::cpu_skin::SkinnedVertex;
 use super::influences::MAX_INFLUENCES;
-use super::pass::{Light, PassFormat};
 use crate::crowd::InstanceRecord;
 use crate::format::records::VertexRecord;
+use crate::render::pass::{Light, PassFormat};
 use bytemuck::{Pod, Zeroable};
 
 /// The skinning function, shared by every shader that skins.
-pub const SKINNING_WGSL: &str = include_str!("../../shaders/skinning.wgsl");
+pub const SKINNING_WGSL: &str = include_str!("../../../shaders/skinning.wgsl");
 /// The camera, the sun and its shadow map, shared by every lit shader.
-pub const LIGHTING_WGSL: &str = include_str!("../../shaders/lighting.wgsl");
+pub const LIGHTING_WGSL: &str = include_str!("../../../shaders/lighting.wgsl");
 /// The crowd shader (after [`SKINNING_WGSL`] and [`LIGHTING_WGSL`]).
-pub const CROWD_WGSL: &str = include_str!("../../shaders/crowd.wgsl");
+pub const CROWD_WGSL: &str = include_str!("../../../shaders/crowd.wgsl");
 /// The ground shader (after [`LIGHTING_WGSL`]).
-pub const GROUND_WGSL: &str = include_str!("../../shaders/ground.wgsl");
+pub const GROUND_WGSL: &str = include_str!("../../../shaders/ground.wgsl");
 
 /// The depth format of the shadow map.
-pub(super) const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+pub(in crate::render) const SHADOW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// The camera, light and shadow uniform (group 1, binding 0 of every crowd shader; `Camera`
 /// in shaders/lighting.wgsl).
@@ -41,7 +41,7 @@ struct CameraUniform {
 
 /// What the shaders need of the sun's shadow map this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct ShadowUniform {
+pub(in crate::render) struct ShadowUniform {
     /// World to the map's clip space.
     pub view_proj: glam::Mat4,
     /// Whether the map is in use.
@@ -63,7 +63,7 @@ fn plain_attrs() -> [wgpu::VertexAttribute; 3] {
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2]
 }
 /// Vertex attributes the skinned pipeline reads: a skinned vertex's and an instance record's.
-pub(super) const SKINNED_VERTEX_ATTRIBUTES: u32 =
+pub(in crate::render) const SKINNED_VERTEX_ATTRIBUTES: u32 =
     (vertex_attrs().len() + instance_attrs().len()) as u32;
 
 /// An instance record.
@@ -79,7 +79,11 @@ const fn previous_attrs() -> [wgpu::VertexAttribute; 3] {
 
 /// The entry point of a shader for a pass of `format`: `plain`, or `motion` where the pass
 /// has a velocity attachment.
-pub(super) fn entry<'a>(format: &PassFormat, plain: &'a str, motion: &'a str) -> &'a str {
+pub(in crate::render) fn entry<'a>(
+    format: &PassFormat,
+    plain: &'a str,
+    motion: &'a str,
+) -> &'a str {
     if format.velocity { motion } else { plain }
 }
 
@@ -97,7 +101,7 @@ fn vertices(
 
 /// The bind group layouts of the crowd shaders: texels (group 0), camera (group 1),
 /// material (group 2), the shadow map (group 3).
-pub(super) struct Layouts {
+pub(in crate::render) struct Layouts {
     /// The texel texture and its layout uniform (also read by compute passes).
     pub texel: wgpu::BindGroupLayout,
     /// The camera and light uniform.
@@ -109,7 +113,7 @@ pub(super) struct Layouts {
 }
 
 /// A uniform buffer binding.
-pub(super) fn uniform_entry(
+pub(in crate::render) fn uniform_entry(
     binding: u32,
     visibility: wgpu::ShaderStages,
 ) -> wgpu::BindGroupLayoutEntry {
@@ -126,7 +130,7 @@ pub(super) fn uniform_entry(
 }
 
 /// A 2D texture binding of float samples (`filterable` or not), single-sampled.
-pub(super) fn texture_entry(
+pub(in crate::render) fn texture_entry(
     binding: u32,
     visibility: wgpu::ShaderStages,
     filterable: bool,
@@ -214,7 +218,7 @@ impl Layouts {
 }
 
 /// The camera and light uniform on the GPU, with its bind group.
-pub(super) struct Camera {
+pub(in crate::render) struct Camera {
     buffer: wgpu::Buffer,
     /// Group 1 of every crowd shader.
     pub group: wgpu::BindGroup,
@@ -277,7 +281,7 @@ impl Camera {
 /// Where the camera of `view_proj` (world to clip space) is, world space, for distance fog:
 /// the point every perspective ray starts from, or for an orthographic projection (whose
 /// rays start nowhere) the middle of its near plane.
-pub(super) fn eye_of(view_proj: glam::Mat4) -> glam::Vec3 {
+pub(in crate::render) fn eye_of(view_proj: glam::Mat4) -> glam::Vec3 {
     let inverse = view_proj.inverse();
     // The eye projects to (0, 0, z, 0): its homogeneous point is the inverse's z column.
     let eye = inverse.z_axis;
@@ -290,17 +294,17 @@ pub(super) fn eye_of(view_proj: glam::Mat4) -> glam::Vec3 {
 
 /// The middle of the far plane of `view_proj` (clip depth 1, or 0 when `reversed`), world
 /// space, or `None` where it is infinitely far.
-pub(super) fn far_point(view_proj: glam::Mat4, reversed: bool) -> Option<glam::Vec3> {
+pub(in crate::render) fn far_point(view_proj: glam::Mat4, reversed: bool) -> Option<glam::Vec3> {
     let depth = if reversed { 0.0 } else { 1.0 };
     let p = view_proj.inverse() * glam::Vec4::new(0.0, 0.0, depth, 1.0);
     (p.w.abs() > 1e-9 * p.truncate().length()).then(|| p.truncate() / p.w)
 }
 
 /// Values of a stage's pipeline constants (`override` in WGSL), by name.
-pub(super) type Constants<'a> = [(&'a str, f64)];
+pub(in crate::render) type Constants<'a> = [(&'a str, f64)];
 
 /// A shader module with the entry points of one pipeline.
-pub(super) struct Stages<'a> {
+pub(in crate::render) struct Stages<'a> {
     pub module: &'a wgpu::ShaderModule,
     pub vertex: &'a str,
     pub fragment: &'a str,
@@ -310,7 +314,7 @@ pub(super) struct Stages<'a> {
 
 /// A pipeline of a pass of `format`: its samples, colour and depth formats and depth test,
 /// back-face culling.
-pub(super) fn pipeline(
+pub(in crate::render) fn pipeline(
     format: &PassFormat,
     device: &wgpu::Device,
     label: &str,
@@ -461,21 +465,24 @@ fn blob_pipeline(
 }
 
 /// Bytes of a blob's corner: model-space x and z, and its place on the ellipse (two f32 each).
-pub(super) const BLOB_CORNER_BYTES: usize = 16;
+pub(in crate::render) const BLOB_CORNER_BYTES: usize = 16;
 
 /// The skinned pipelines of one pass, by the influences their vertices need: `[k]` for
 /// `k + 1` (the `INFLUENCES` constant of shaders/skinning.wgsl); only those some mesh needs
 /// are built.
-pub(super) type ByInfluences = [Option<wgpu::RenderPipeline>; MAX_INFLUENCES];
+pub(in crate::render) type ByInfluences = [Option<wgpu::RenderPipeline>; MAX_INFLUENCES];
 
 /// The pipeline of `pipelines` for triangles whose vertices need `k` influences (1 to 4): its
 /// own, or failing that one that serves more.
-pub(super) fn for_influences(pipelines: &ByInfluences, k: usize) -> Option<&wgpu::RenderPipeline> {
+pub(in crate::render) fn for_influences(
+    pipelines: &ByInfluences,
+    k: usize,
+) -> Option<&wgpu::RenderPipeline> {
     pipelines.get(k.max(1) - 1..)?.iter().flatten().next()
 }
 
 /// The character pipelines.
-pub(super) struct Pipelines {
+pub(in crate::render) struct Pipelines {
     /// GPU skinning from texels (baked or live).
     pub skinned: ByInfluences,
     /// The bind pose, unskinned (the static path).

@@ -6,11 +6,11 @@ use std::borrow::Cow;
 
 use wgpu::util::DeviceExt as _;
 
-use super::pipelines::{texture_entry, uniform_entry};
-use super::target::Velocity;
+use crate::render::draw::pipelines::{texture_entry, uniform_entry};
+use crate::render::target::Velocity;
 
 /// The view's shader.
-pub const MOTION_VIEW_WGSL: &str = include_str!("../../shaders/motion_view.wgsl");
+pub const MOTION_VIEW_WGSL: &str = include_str!("../../../shaders/motion_view.wgsl");
 
 /// Pixels of motion a frame drawn at full brightness: a walker seen across a window moves a
 /// few pixels a frame at 60 frames a second.

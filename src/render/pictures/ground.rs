@@ -1,17 +1,17 @@
 //! The ground under the crowd: the flat plaza or the relief ([`Terrain`], its triangles from
 //! [`ground_mesh`]), shaded by `shaders/ground.wgsl` and lit like the characters, with their
 //! camera, light and shadows (it draws with a renderer's). A helper beside the crowd renderer, not part of it: the
-//! [`Stage`](super::Stage) draws it first in the pass of throng's own pictures; an embedding
+//! [`Stage`](crate::render::Stage) draws it first in the pass of throng's own pictures; an embedding
 //! program draws its own world instead (or this ground, into its pass).
 
 use std::borrow::Cow;
 
 use wgpu::util::DeviceExt as _;
 
-use super::crowd::CrowdRenderer;
 use super::ground_mesh::{GroundVertex, ground_mesh};
-use super::pipelines::{GROUND_WGSL, LIGHTING_WGSL, Stages, entry, pipeline};
 use crate::crowd::terrain::Terrain;
+use crate::render::crowd::CrowdRenderer;
+use crate::render::draw::pipelines::{GROUND_WGSL, LIGHTING_WGSL, Stages, entry, pipeline};
 
 /// Half the side of the ground square, metres, at the least: well past the plazas of the
 /// crowds the demo, the bench and the test scenes show by default, so that its edge is seldom

@@ -2,16 +2,16 @@
 //! rgba32f texture laid out like the bake's texels, so that the skinned pipeline draws them
 //! unchanged (made on first use, grown as needed).
 
-use super::device::{Gpu, TexelLayout};
-use super::error::RenderError;
 use super::upload::{texel_binding, texel_texture, write_texels};
 use crate::format::TEXELS_PER_MATRIX;
+use crate::render::device::{Gpu, TexelLayout};
+use crate::render::error::RenderError;
 
 /// Bytes per live texel: four f32.
 const LIVE_TEXEL_BYTES: usize = 16;
 
 /// Joint matrices evaluated on the CPU, on the GPU.
-pub(super) struct LiveTexels {
+pub(in crate::render) struct LiveTexels {
     texture: wgpu::Texture,
     layout: TexelLayout,
     /// Group 0 of the skinned pipeline on the live path.

@@ -1,14 +1,14 @@
 //! GPU time of the crowd pass: two timestamp queries around it, resolved into a buffer and
 //! read back after the frame, where the device has timestamps.
 
-use super::device::Gpu;
+use crate::render::device::Gpu;
 
 /// Bytes of the two resolved u64 timestamps.
 const TIMESTAMP_BYTES: u64 = 16;
 
 /// Timestamp queries around the crowd pass: the query set, and buffers to resolve and read
 /// them.
-pub(super) struct Timer {
+pub(in crate::render) struct Timer {
     queries: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     readback: wgpu::Buffer,

@@ -1,6 +1,6 @@
 //! The GPU half of the skinning parity test: a compute pass that calls `skin` from
 //! `shaders/skinning.wgsl` for every (pose, vertex) pair and reads the results back, to be
-//! compared with [`super::cpu_skin`].
+//! compared with [`crate::render::draw::cpu_skin`].
 
 use std::borrow::Cow;
 
@@ -8,15 +8,15 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use wgpu::util::DeviceExt as _;
 
-use super::crowd::CrowdRenderer;
-use super::device::Gpu;
-use super::error::RenderError;
-use super::pipelines::SKINNING_WGSL;
 use crate::crowd::FramePose;
 use crate::format::records::VertexRecord;
+use crate::render::crowd::CrowdRenderer;
+use crate::render::device::Gpu;
+use crate::render::draw::pipelines::SKINNING_WGSL;
+use crate::render::error::RenderError;
 
 /// The parity shader (after [`SKINNING_WGSL`]).
-pub const PARITY_WGSL: &str = include_str!("../../shaders/parity.wgsl");
+pub const PARITY_WGSL: &str = include_str!("../../../shaders/parity.wgsl");
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]

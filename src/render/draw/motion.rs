@@ -12,15 +12,15 @@
 
 use std::ops::Range;
 
-use super::device::Gpu;
-use super::error::RenderError;
-use super::frame::CrowdFrame;
 use super::upload::ensure_buffer;
 use crate::crowd::InstanceRecord;
+use crate::render::device::Gpu;
+use crate::render::error::RenderError;
+use crate::render::frame::CrowdFrame;
 
 /// The previous frame, for motion vectors.
 #[derive(Default)]
-pub(super) struct Motion {
+pub(in crate::render) struct Motion {
     /// The previous records by slot, on the GPU (vertex buffer 2 of the motion pipelines).
     pub buffer: Option<wgpu::Buffer>,
     /// Per agent: the record it was drawn with in the last frame prepared, if any.

@@ -6,14 +6,14 @@
 use wgpu::util::DeviceExt as _;
 
 use super::attachment::Attachment;
-use super::device::Gpu;
-use super::error::RenderError;
 use super::influences::{MAX_INFLUENCES, by_influences};
 use crate::format::ThrongFile;
 use crate::format::records::{NONE, VertexRecord};
+use crate::render::device::Gpu;
+use crate::render::error::RenderError;
 
 /// A mesh part at one LOD level, on the GPU.
-pub(super) struct GpuMesh {
+pub(in crate::render) struct GpuMesh {
     pub character: u32,
     pub lod: u32,
     /// For an attachment: its index in [`Meshes::attachments`], and it is drawn at `lod` and
@@ -41,7 +41,7 @@ impl GpuMesh {
 }
 
 /// Every mesh of a bake and its attachments, on the GPU, by character and LOD level.
-pub(super) struct Meshes {
+pub(in crate::render) struct Meshes {
     pub meshes: Vec<GpuMesh>,
     /// Props on joints, kept on the CPU too for the CPU path.
     pub attachments: Vec<Attachment>,

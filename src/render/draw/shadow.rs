@@ -64,7 +64,7 @@ impl Shadows {
     /// What reads best at the demo's speed on `gpu`: the shadow map on a real GPU, blobs on a
     /// software renderer (lavapipe, llvmpipe), where the map's extra pass costs a frame rate
     /// that is already low.
-    pub fn default_for(gpu: &super::Gpu) -> Self {
+    pub fn default_for(gpu: &crate::render::Gpu) -> Self {
         if gpu.is_software() {
             Self::Blob
         } else {
@@ -98,7 +98,7 @@ impl FromStr for Shadows {
 /// The sun's view of what the camera sees, for the shadow map: world to the map's clip space
 /// (x and y in -1..1, z in 0..1), the size of one texel (metres) and its depth range.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Fit {
+pub(in crate::render) struct Fit {
     pub view_proj: Mat4,
     /// One texel of the map, metres.
     pub texel: f32,
@@ -114,7 +114,7 @@ pub(super) struct Fit {
 /// shadow lies behind its caster. The map's texels are snapped to a grid fixed in the sun's
 /// view, so that its edges do not crawl as the camera moves. `None` when the casters are out
 /// of that ground.
-pub(super) fn fit(
+pub(in crate::render) fn fit(
     view_proj: Mat4,
     towards: Vec3,
     reach: f32,
@@ -184,7 +184,7 @@ pub(super) fn fit(
 impl Fit {
     /// The uniform's form, the map in use: a depth bias of one and a half texels' depth (the
     /// slope-scaled bias of the shadow pipelines does the rest).
-    pub(super) fn uniform(&self) -> ShadowUniform {
+    pub(in crate::render) fn uniform(&self) -> ShadowUniform {
         ShadowUniform {
             view_proj: self.view_proj,
             enabled: true,
@@ -196,7 +196,7 @@ impl Fit {
 }
 
 /// The shaders' shadow uniform with the map out of use.
-pub(super) fn unused() -> ShadowUniform {
+pub(in crate::render) fn unused() -> ShadowUniform {
     ShadowUniform {
         view_proj: Mat4::IDENTITY,
         enabled: false,
@@ -208,7 +208,7 @@ pub(super) fn unused() -> ShadowUniform {
 
 /// The shadow map on the GPU: its depth texture and the bind group the lit shaders read it
 /// through (group 3: the map and a comparison sampler with bilinear filtering).
-pub(super) struct ShadowMap {
+pub(in crate::render) struct ShadowMap {
     pub view: wgpu::TextureView,
     pub group: wgpu::BindGroup,
 }
@@ -258,7 +258,7 @@ impl ShadowMap {
 
 /// Each character's blob: the ellipse of its footprint (its first animation's first frame,
 /// model space), as two triangles of corners.
-pub(super) struct Blobs {
+pub(in crate::render) struct Blobs {
     pub quads: Vec<wgpu::Buffer>,
 }
 
@@ -301,7 +301,7 @@ impl Blobs {
 }
 
 /// Corners of a blob quad (two triangles).
-pub(super) const BLOB_CORNERS: u32 = 6;
+pub(in crate::render) const BLOB_CORNERS: u32 = 6;
 
 #[cfg(test)]
 mod tests {

@@ -5,14 +5,14 @@
 //! [`CrowdRenderer::draw`] inside the pass), the same calls an embedding program makes in its
 //! own pass.
 
-use super::crowd::{CrowdFrame, CrowdRenderer, FrameStats};
-use super::device::Gpu;
-use super::error::RenderError;
 use super::ground::Ground;
-use super::pass::SKY;
-use super::path::SkinningPath;
-use super::target::{FrameViews, Target};
 use super::timer::Timer;
+use crate::render::crowd::{CrowdFrame, CrowdRenderer, FrameStats};
+use crate::render::device::Gpu;
+use crate::render::error::RenderError;
+use crate::render::pass::SKY;
+use crate::render::path::SkinningPath;
+use crate::render::target::{FrameViews, Target};
 use std::sync::Arc;
 
 use crate::crowd::scene::Placement;

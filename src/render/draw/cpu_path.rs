@@ -6,13 +6,13 @@
 use rayon::prelude::*;
 
 use super::cpu_skin::{SkinnedVertex, with_palette};
-use super::device::Gpu;
-use super::error::RenderError;
-use super::frame::{CrowdFrame, FrameStats};
 use super::meshes::Meshes;
 use super::upload::ensure_buffer;
 use crate::crowd::FramePose;
 use crate::format::ThrongFile;
+use crate::render::device::Gpu;
+use crate::render::error::RenderError;
+use crate::render::frame::{CrowdFrame, FrameStats};
 
 /// Most memory the CPU path may keep for skinned vertices (CPU and GPU copies each), bytes.
 pub const CPU_CACHE_LIMIT: usize = 768 << 20;
@@ -29,7 +29,7 @@ struct CpuJob {
 const NO_JOB: u32 = u32::MAX;
 
 /// The CPU path's state between frames.
-pub(super) struct CpuPath {
+pub(in crate::render) struct CpuPath {
     /// Vertices per agent: [`Meshes::agent_vertices`].
     stride: u32,
     vertices: Option<wgpu::Buffer>,
