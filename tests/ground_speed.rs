@@ -15,7 +15,7 @@ use throng::bake::measure::JointBoxes;
 use throng::bake::{
     AnimReport, BakeOptions, BakeReport, Recipe, Size, bake, feet_of, standing_height,
 };
-use throng::crowd::record::joint_rows;
+use throng::crowd::frame::record::joint_rows;
 use throng::crowd::{FramePose, Playback};
 use throng::format::ThrongFile;
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec3};
 use throng::bake::{BakeOptions, Recipe, Replay, bake};
-use throng::crowd::terrain::Terrain;
+use throng::crowd::Terrain;
 use throng::crowd::{LodPresets, Playback, Plaza, PlazaSettings, View};
 use throng::format::ThrongFile;
 use throng::hybrid::pose::{Placement, bake_pose, foot_errors, foot_ik, largest_gap};

@@ -464,7 +464,7 @@ fn ground_picture(
     file: &std::sync::Arc<ThrongFile>,
     size: (u32, u32),
     view_proj: glam::Mat4,
-    terrain: throng::crowd::terrain::Terrain,
+    terrain: throng::crowd::Terrain,
     reach: Option<f32>,
 ) -> image::RgbaImage {
     let mut renderer = CrowdRenderer::new(gpu, file, PassFormat::offscreen(1)).unwrap();
@@ -489,7 +489,7 @@ fn ground_picture(
 /// On both backends.
 #[test]
 fn the_relief_ground_draws_its_terrace_in_stone_at_its_height() {
-    use throng::crowd::terrain::Terrain;
+    use throng::crowd::Terrain;
     let file = std::sync::Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
     let size = (320, 200);
     let view_proj = glam::camera::rh::proj::directx::perspective(0.8, 1.6, 0.1, 200.0)
@@ -556,7 +556,7 @@ fn the_relief_ground_draws_its_terrace_in_stone_at_its_height() {
 /// the bench drew before), and ground with it. On both backends.
 #[test]
 fn the_ground_reaches_under_a_wide_plaza() {
-    use throng::crowd::terrain::Terrain;
+    use throng::crowd::Terrain;
     let file = std::sync::Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
     let size = (320, 180);
     let half = 387.3; // the plaza of 100,000 agents at 6 m² each

@@ -11,7 +11,7 @@ use glam::Mat4;
 
 use super::AppError;
 use super::camera::{OrbitCamera, size_scale};
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::crowd::{CrowdSettings, LodPolicy, LodPresets, Plaza, PlazaSettings, UpdateStats, View};
 use crate::format::ThrongFile;
 use crate::hybrid::{LiveStats, LiveTier};

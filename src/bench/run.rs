@@ -15,7 +15,7 @@ use super::live::Live;
 use super::quality::delta_e;
 use super::results::{Adapter, Case, CaseResult, HybridResult, Quality, Report, Settings, Stat};
 use crate::bake::Recipe;
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::crowd::{
     InstanceRecord, LodPolicy, LodPresets, Plaza, PlazaSettings, UpdateStats, View,
 };

@@ -15,7 +15,7 @@ use crate::bench::report::{
     CSV_FILE, FRAME_TIME_FILE, JSON_FILE, LOD_QUALITY_FILE, table, write_all,
 };
 use crate::bench::run::{BenchOptions, cases, run as run_bench};
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::format::ThrongFile;
 use crate::render::{BackendChoice, Shadows, SkinningPath, UnknownShadows};
 

@@ -12,7 +12,7 @@ use crate::app::{
     AppError, DemoOptions, Picture, Scene, SkinningChoice, check_count, render_headless, window,
 };
 use crate::atomic::{check_not_input, check_target};
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::render::{BackendChoice, Shadows};
 
 /// Arguments of `throng demo`.

@@ -8,8 +8,8 @@ use super::baking::default_bake;
 use crate::app::scene::shadows_choice;
 use crate::app::{check_count, save_png};
 use crate::atomic::{check_not_input, check_target};
+use crate::crowd::Terrain;
 use crate::crowd::scene;
-use crate::crowd::terrain::Terrain;
 use crate::format::ThrongFile;
 use crate::render::{
     BackendChoice, CrowdRenderer, Gpu, PassFormat, PathLimits, PathReason, PathRequest, SceneDraw,

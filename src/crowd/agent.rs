@@ -7,9 +7,9 @@
 
 use glam::Vec3;
 
+use super::frame::record::Playback;
 pub use super::id::AgentId;
 use super::palette::AnimInfo;
-use super::record::Playback;
 
 /// Where a newly played animation starts.
 #[derive(Clone, Copy, Debug, PartialEq)]

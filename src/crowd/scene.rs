@@ -6,8 +6,8 @@
 
 use glam::{Mat4, Vec3};
 
-use super::record::{FramePose, Playback};
-use super::rng::Rng;
+use super::frame::record::{FramePose, Playback};
+use super::plaza::rng::Rng;
 use crate::format::ThrongFile;
 
 /// One character of the scene, where it stands and what it plays.

@@ -9,7 +9,7 @@ use crate::format::records::{
 };
 use glam::Vec3;
 
-use super::rng::Rng;
+use super::plaza::rng::Rng;
 use std::sync::Arc;
 
 use super::{Agent, CrowdSettings, LodPolicy, LodPresets, Plaza, PlazaSettings, View, Wander};

@@ -19,7 +19,7 @@ use super::rig::LiveRig;
 use crate::bake::{Replay, lerp};
 use crate::character::Poser;
 use crate::crowd::Agent;
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::format::ThrongFile;
 use crate::import::ExternalFiles;
 

@@ -12,7 +12,7 @@ use glam::Mat4;
 use super::animate::{Animate, Standing};
 use super::pose::{Placement, bake_pose, foot_errors, largest_gap};
 use super::rig::LiveRig;
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::crowd::{AgentData, Crowd};
 use crate::format::ThrongFile;
 

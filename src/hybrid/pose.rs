@@ -9,7 +9,7 @@
 use glam::{Mat4, Vec3};
 
 use super::rig::{LiveRig, MAX_FEET, matrix};
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::crowd::{FramePose, InstanceRecord};
 use crate::format::Texels;
 
@@ -201,7 +201,7 @@ pub fn largest_gap(rig: &LiveRig, at: &Placement, a: &[Mat4], b: &[Mat4]) -> f32
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crowd::terrain::{RISE, TERRACE_MIN};
+    use crate::crowd::plaza::terrain::{RISE, TERRACE_MIN};
 
     #[test]
     fn model_undoes_world() {

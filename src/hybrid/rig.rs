@@ -147,7 +147,7 @@ impl LiveRig {
 /// Joint `j`'s skinning matrix for `pose`, from the bake's texels (as the GPU reads it).
 #[inline]
 pub(super) fn matrix(pose: &FramePose, texels: &crate::format::Texels, j: u32) -> Mat4 {
-    let [r0, r1, r2] = crate::crowd::record::joint_rows(texels, pose, j);
+    let [r0, r1, r2] = crate::crowd::frame::record::joint_rows(texels, pose, j);
     Mat4::from_cols(r0, r1, r2, Vec4::W).transpose()
 }
 

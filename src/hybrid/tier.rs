@@ -12,7 +12,7 @@ use super::error::HybridError;
 use super::measure::Measures;
 use super::pose::Placement;
 use super::rig::LiveRig;
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::crowd::{AgentData, Crowd, InstanceRecord};
 use crate::format::{TEXELS_PER_MATRIX, ThrongFile};
 

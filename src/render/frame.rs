@@ -29,7 +29,7 @@ pub struct FrameStats {
     pub gpu_seconds: Option<f64>,
 }
 
-/// What a frame shows, in the crowd's slot order (see `crowd::schedule`).
+/// What a frame shows, in the crowd's slot order (see `crowd::frame::schedule`).
 #[derive(Clone, Copy)]
 pub struct CrowdFrame<'a> {
     /// Every agent's instance record, by slot.

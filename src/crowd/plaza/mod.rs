@@ -4,18 +4,32 @@
 //! edges and away from each other, and walk at the ground speed of what they play. It spawns
 //! and despawns agents through [`Crowd`]'s calls and moves them from inside the crowd's update
 //! as a [`Driver`], so an agent updated every n-th frame walks every n-th frame.
+//!
+//! How its agents move, in the files of this folder:
+//! - `wander`: what each agent is doing and how it chooses;
+//! - `sim`: an agent's step, and avoidance over the neighbour `grid`;
+//! - `turn`: the arithmetic of a heading in a step;
+//! - `terrain`: the ground agents stand on (flat, or the relief plaza), a height field;
+//! - `rng`: the small deterministic generator the plaza (and the test scene) draw from.
+
+mod grid;
+pub(crate) mod rng;
+mod sim;
+pub mod terrain;
+mod turn;
+pub mod wander;
 
 use std::sync::Arc;
 
+use self::grid::Grid;
+use self::sim::{GRID_CELL, Pushes, StepContext, avoidance, grid_point, steers, step};
+use self::terrain::Terrain;
+use self::wander::Wander;
 use super::agent::AgentId;
 use super::error::CrowdError;
-use super::grid::Grid;
-use super::lod::LodPolicy;
+use super::frame::lod::LodPolicy;
 use super::population::{AgentMut, Crowd, Driver, DueView};
 use super::settings::{CrowdSettings, MAX_AGENTS, UpdateStats, View};
-use super::sim::{GRID_CELL, Pushes, StepContext, avoidance, grid_point, steers, step};
-use super::terrain::Terrain;
-use super::wander::Wander;
 use crate::format::ThrongFile;
 
 /// How a plaza is made.

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use glam::Vec3;
 
 use super::*;
-use crate::crowd::cull::Frustum;
-use crate::crowd::record::InstanceRecord;
-use crate::crowd::rng::Rng;
+use crate::crowd::frame::cull::Frustum;
+use crate::crowd::frame::record::InstanceRecord;
+use crate::crowd::plaza::rng::Rng;
 use crate::crowd::testing::{balanced, by_index, file, orbit, random_view, settings, whole};
 use crate::crowd::{Agent, LOD_COLOURS, LodPresets};
 
@@ -83,7 +83,7 @@ fn growing_keeps_the_agents_there_and_new_ones_depend_on_seed_and_index() {
 
 #[test]
 fn on_relief_every_agent_stands_on_the_ground_as_it_walks() {
-    use crate::crowd::terrain::TERRACE_HEIGHT;
+    use crate::crowd::plaza::terrain::TERRACE_HEIGHT;
     let file = file();
     // 2,000 agents on a plaza 110 m across: many on the terrace, its steps and the ramp.
     let mut p = Plaza::new(

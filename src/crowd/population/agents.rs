@@ -15,9 +15,9 @@ use glam::Vec3;
 
 use super::{AgentData, Crowd, record_of};
 use crate::crowd::agent::{Agent, AgentId, Play, Spawn, flag};
-use crate::crowd::assign::Hot;
 use crate::crowd::error::CrowdError;
-use crate::crowd::record::InstanceRecord;
+use crate::crowd::frame::assign::Hot;
+use crate::crowd::frame::record::InstanceRecord;
 use crate::crowd::settings::MAX_AGENTS;
 
 /// Spawns past this share of the agents already there place everyone anew at once, cheaper
@@ -363,7 +363,7 @@ impl<S: AgentData> Crowd<S> {
         let g = if hot.shown == 0 {
             self.schedule.culled_group()
         } else {
-            let level = if hot.level == crate::crowd::assign::LIVE_LEVEL {
+            let level = if hot.level == crate::crowd::frame::assign::LIVE_LEVEL {
                 0
             } else {
                 hot.level

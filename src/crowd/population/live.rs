@@ -13,7 +13,7 @@
 use glam::Vec3;
 
 use super::{AgentData, Crowd};
-use crate::crowd::assign::LIVE_LEVEL;
+use crate::crowd::frame::assign::LIVE_LEVEL;
 use crate::crowd::settings::View;
 
 /// Seconds over which an agent's IK fades in after it joins the live tier, and out before it

@@ -29,12 +29,12 @@ use glam::Vec4;
 use rayon::prelude::*;
 
 use super::agent::Agent;
-use super::assign::{Assigner, Hot};
 use super::error::CrowdError;
-use super::lod::LodPolicy;
+use super::frame::assign::{Assigner, Hot};
+use super::frame::lod::LodPolicy;
+use super::frame::record::InstanceRecord;
+use super::frame::schedule::{DrawRange, Schedule};
 use super::palette::Palette;
-use super::record::InstanceRecord;
-use super::schedule::{DrawRange, Schedule};
 use super::settings::{CrowdSettings, View};
 use crate::format::ThrongFile;
 
@@ -273,7 +273,7 @@ impl<S: AgentData> Crowd<S> {
     }
 
     /// Slot ranges whose records changed since the last [`Crowd::clear_dirty`] (ascending,
-    /// close runs merged; see [`super::schedule::DIRTY_GAP`]). Everything after
+    /// close runs merged; see [`super::frame::schedule::DIRTY_GAP`]). Everything after
     /// [`Crowd::new`], [`Crowd::set_policy`] and [`Crowd::set_lod_colours`].
     pub fn dirty(&self) -> &[Range<u32>] {
         self.schedule.dirty()
@@ -299,7 +299,7 @@ impl<S: AgentData> Crowd<S> {
     /// The hybrid path scales its IK by it, so that handoffs show the bake's pose.
     pub fn live_blend(&self, slot: u32) -> f32 {
         self.hot.get(slot as usize).map_or(0.0, |h| {
-            if h.level == super::assign::LIVE_LEVEL {
+            if h.level == super::frame::assign::LIVE_LEVEL {
                 h.blend
             } else {
                 0.0
@@ -385,7 +385,7 @@ fn by_index<T: Copy>(order: &[u32], v: &[T]) -> Vec<T> {
 /// The tint an agent's record shows: its own colour, or its LOD level's.
 #[inline]
 fn tint_of(agent: &Agent, level: u8, lod_colours: bool) -> [u8; 4] {
-    if lod_colours && level == super::assign::LIVE_LEVEL {
+    if lod_colours && level == super::frame::assign::LIVE_LEVEL {
         LIVE_COLOUR
     } else if lod_colours {
         LOD_COLOURS[level as usize % LOD_COLOURS.len()]

@@ -36,7 +36,7 @@ impl<S: AgentData> Crowd<S> {
     /// [`CrowdError::StaleAgent`].
     pub fn level(&self, id: AgentId) -> Result<u32, CrowdError> {
         let level = self.hot[self.slot_of(id)?].level;
-        Ok(if level == crate::crowd::assign::LIVE_LEVEL {
+        Ok(if level == crate::crowd::frame::assign::LIVE_LEVEL {
             0
         } else {
             u32::from(level)

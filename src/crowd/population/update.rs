@@ -14,9 +14,9 @@ use rayon::prelude::*;
 
 use super::{AgentData, Crowd, record_of, tint_of};
 use crate::crowd::agent::Agent;
-use crate::crowd::assign::{Assigner, Hot};
+use crate::crowd::frame::assign::{Assigner, Hot};
+use crate::crowd::frame::record::InstanceRecord;
 use crate::crowd::palette::Palette;
-use crate::crowd::record::InstanceRecord;
 use crate::crowd::settings::{STATS_LEVELS, UpdateStats, View};
 
 /// Slots per job of the parallel step pass (a multiple of 64: whole words of the due bits).

@@ -16,7 +16,7 @@ use glam::{Vec3, Vec3A};
 use rayon::prelude::*;
 
 use crate::crowd::FramePose;
-use crate::crowd::record::{Rows, joint_rows};
+use crate::crowd::frame::record::{Rows, joint_rows};
 use crate::format::Texels;
 use crate::format::records::VertexRecord;
 

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use wgpu::util::DeviceExt as _;
 
 use super::ground_mesh::{GroundVertex, ground_mesh};
-use crate::crowd::terrain::Terrain;
+use crate::crowd::Terrain;
 use crate::render::crowd::CrowdRenderer;
 use crate::render::draw::pipelines::{GROUND_WGSL, LIGHTING_WGSL, Stages, entry, pipeline};
 

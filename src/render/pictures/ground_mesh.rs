@@ -7,7 +7,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use crate::crowd::terrain::{
+use crate::crowd::plaza::terrain::{
     RAMP_LENGTH, RELIEF_RADIUS, STEPS, TERRACE_MAX, TERRACE_MIN, TREAD, Terrain,
 };
 

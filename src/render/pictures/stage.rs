@@ -15,8 +15,8 @@ use crate::render::path::SkinningPath;
 use crate::render::target::{FrameViews, Target};
 use std::sync::Arc;
 
+use crate::crowd::Terrain;
 use crate::crowd::scene::Placement;
-use crate::crowd::terrain::Terrain;
 use crate::crowd::{Crowd, CrowdError, CrowdSettings, LodPolicy, Play, Spawn, View, rgba8};
 use crate::format::ThrongFile;
 

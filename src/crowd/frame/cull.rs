@@ -136,7 +136,7 @@ impl SphereTest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crowd::rng::Rng;
+    use crate::crowd::plaza::rng::Rng;
 
     fn camera(rng: &mut Rng) -> Mat4 {
         let eye = Vec3::new(

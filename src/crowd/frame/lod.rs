@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::error::CrowdError;
+use crate::crowd::error::CrowdError;
 
 /// Most LOD levels a policy may have (distances + 1).
 pub const MAX_LEVELS: usize = 16;
@@ -22,7 +22,7 @@ pub const MAX_RATE: u32 = 64;
 pub const MAX_LIVE: u32 = 4096;
 
 /// The built-in presets file.
-const BUILTIN: &str = include_str!("../../assets/lod.toml");
+const BUILTIN: &str = include_str!("../../../assets/lod.toml");
 
 /// Where an agent's detail and update rate come from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

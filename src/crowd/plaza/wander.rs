@@ -1,6 +1,6 @@
 //! The plaza's wandering: what each of its agents is doing (stand, walk, run, wave) and for
 //! how long, its heading drift and the ground speeds of what it plays ([`Wander`], kept with
-//! the agent as its [`super::AgentData`]), and how a new agent and a new behaviour are drawn.
+//! the agent as its [`crate::crowd::AgentData`]), and how a new agent and a new behaviour are drawn.
 //! Agent `i` of a plaza seeded with `s` starts from its own generator, seeded by `(s, i)`
 //! only, so adding agents never changes the ones already there.
 
@@ -8,10 +8,10 @@ use std::f32::consts::TAU;
 
 use glam::Vec3;
 
-use super::agent::{Play, Spawn};
-use super::palette::{CharacterPalette, Palette};
-use super::record::rgba8;
 use super::rng::Rng;
+use crate::crowd::agent::{Play, Spawn};
+use crate::crowd::frame::record::rgba8;
+use crate::crowd::palette::{CharacterPalette, Palette};
 
 /// What an agent is doing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

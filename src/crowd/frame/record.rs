@@ -44,8 +44,8 @@ impl FramePose {
 }
 
 /// What an instance plays: animation A at `time_a`, cross-faded into B at `time_b` by `fade`.
-/// Crowd agents ([`super::Agent::playback`]) and the test scene's placements
-/// ([`super::scene::Placement::playback`]) yield one; [`Playback::frame_pose`] is the one way
+/// Crowd agents ([`crate::crowd::Agent::playback`]) and the test scene's placements
+/// ([`crate::crowd::scene::Placement::playback`]) yield one; [`Playback::frame_pose`] is the one way
 /// either is turned into the frames it shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Playback {

@@ -3,7 +3,7 @@
 //! from the plaza's edges, away from neighbours — so the ground speed is always that of the
 //! animation played (times the agent's scale; blended by the fade weight during a
 //! cross-fade): feet do not slide. The runtime then advances the animations (see
-//! [`super::Driver`]).
+//! [`crate::crowd::Driver`]).
 //!
 //! A step reads the agent, its [`Wander`] state, the palette, and how it should steer away
 //! from its neighbours: [`avoidance`] finds that for every agent due, from a grid snapshot of
@@ -17,13 +17,13 @@ use glam::{BVec4A, Vec2, Vec3, Vec4};
 
 use rayon::prelude::*;
 
-use super::agent::{Agent, Play};
 use super::grid::{EXACT_IDS, Grid, ids_as_floats};
-use super::palette::Palette;
-use super::population::AgentMut;
 use super::terrain::Terrain;
 use super::turn::{sin_cos, sin_cos_after_turn, steer_turn, wrap_angle};
 use super::wander::{MAX_DRIFT, Wander, choose};
+use crate::crowd::agent::{Agent, Play};
+use crate::crowd::palette::Palette;
+use crate::crowd::population::AgentMut;
 
 /// Neighbours closer than this are steered away from, metres.
 pub const AVOID_RADIUS: f32 = 1.2;
@@ -509,7 +509,7 @@ mod tests {
             });
             (away, n as f64, size)
         };
-        let mut rng = crate::crowd::rng::Rng::new(12);
+        let mut rng = crate::crowd::plaza::rng::Rng::new(12);
         let (mut pushed, mut on_top, mut worst) = (0, 0, 0f64);
         for round in 0..6 {
             let half = [3.0, 10.0, 25.0][round % 3];
@@ -553,7 +553,7 @@ mod tests {
     /// as stand in a crowd) and runs of due and not due points.
     #[test]
     fn avoidance_writes_the_due_pushes_and_no_others() {
-        let mut rng = crate::crowd::rng::Rng::new(13);
+        let mut rng = crate::crowd::plaza::rng::Rng::new(13);
         let pts: Vec<Vec2> = (0..1500)
             .map(|_| Vec2::new(rng.range(-15.0, 15.0), rng.range(-15.0, 15.0)))
             .collect();

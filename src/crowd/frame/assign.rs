@@ -6,12 +6,12 @@
 use glam::{Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 
-use super::agent::{Agent, flag};
 use super::cull::{Frustum, SphereTest};
 use super::lod::{LodPolicy, MAX_LEVELS};
-use super::palette::{Palette, upright_sphere};
 use super::schedule::Schedule;
-use super::settings::View;
+use crate::crowd::agent::{Agent, flag};
+use crate::crowd::palette::{Palette, upright_sphere};
+use crate::crowd::settings::View;
 
 /// What culling, LOD levels and the grid read of an agent, kept beside the agents in slot
 /// order: 32 bytes instead of a whole agent for the passes over everyone each frame. A step
@@ -272,7 +272,7 @@ impl Assigner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crowd::rng::Rng;
+    use crate::crowd::plaza::rng::Rng;
 
     /// The sphere as it was worked out at every step before each animation kept its own:
     /// the reference [`agent_sphere`] must match to the bit.

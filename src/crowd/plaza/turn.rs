@@ -180,7 +180,7 @@ mod tests {
     /// value a rounding each, up to half an ulp of π, 1.2e-7; measured at most 3.0e-7).
     #[test]
     fn steering_turns_match_the_arctangent() {
-        let mut rng = crate::crowd::rng::Rng::new(31);
+        let mut rng = crate::crowd::plaza::rng::Rng::new(31);
         let (mut taken, mut octants, mut upper) = ([0usize; 3], [0usize; 8], 0);
         for k in 0..400_000 {
             let h = rng.range(-PI, PI);
@@ -240,7 +240,7 @@ mod tests {
     /// measured at most 1e-7 together), and the signs right in every quadrant.
     #[test]
     fn sines_and_cosines_match_f64() {
-        let mut rng = crate::crowd::rng::Rng::new(45);
+        let mut rng = crate::crowd::plaza::rng::Rng::new(45);
         let n = 2_000_000;
         let even = (0..=n).map(|i| -PI + TAU * (i as f32 / n as f32));
         let random = (0..200_000).map(|_| rng.range(-PI, PI));
@@ -264,7 +264,7 @@ mod tests {
     /// value, a few roundings of values up to 1; the series' error is below 2e-11).
     #[test]
     fn turned_sines_and_cosines_match_the_turned_angle() {
-        let mut rng = crate::crowd::rng::Rng::new(44);
+        let mut rng = crate::crowd::plaza::rng::Rng::new(44);
         for _ in 0..200_000 {
             let h = rng.range(-PI, PI);
             let t = rng.range(-SHORT_ROTATION, SHORT_ROTATION);

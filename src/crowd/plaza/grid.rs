@@ -10,7 +10,7 @@
 use glam::{Vec2, Vec4};
 use rayon::prelude::*;
 
-use super::PARALLEL_MIN;
+use crate::crowd::PARALLEL_MIN;
 
 /// Most cells a grid allocates: past this the cells grow instead (about 32 MB of counters).
 const MAX_CELLS: usize = 1 << 23;
@@ -356,7 +356,7 @@ impl Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crowd::rng::Rng;
+    use crate::crowd::plaza::rng::Rng;
 
     /// Past the last point a group of four reads zeros, also after the grid shrank, and in
     /// a grid never built.

@@ -491,7 +491,7 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crowd::rng::Rng;
+    use crate::crowd::plaza::rng::Rng;
     use crate::crowd::testing::whole;
 
     fn balanced() -> LodPolicy {
