@@ -17,7 +17,7 @@ pub mod window;
 use thiserror::Error;
 
 pub use headless::render_headless;
-pub use scene::{DemoOptions, Picture, Scene, SkinningChoice, check_count, lod_presets};
+pub use scene::{DemoOptions, MAX_AGENTS, Picture, Scene, SkinningChoice};
 pub use window::save_png;
 
 /// Why the demo could not run.

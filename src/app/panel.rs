@@ -6,10 +6,10 @@
 
 use egui::{Color32, RichText};
 
-use super::scene::{Graphics, MAX_AGENTS, Picture, Scene, SkinningChoice, shadows_choice};
+use super::scene::{Graphics, MAX_AGENTS, Picture, Scene, SkinningChoice};
 use crate::crowd::{LIVE_COLOUR, LOD_COLOURS};
 use crate::render::BackendChoice;
-use crate::render::Shadows;
+use crate::render::{Shadows, shadows_choice};
 
 /// What the panel asks the window to do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

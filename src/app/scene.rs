@@ -3,7 +3,7 @@
 //! ([`Graphics`]): device, renderer and the skinning path with the reason it was chosen.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -12,13 +12,15 @@ use glam::Mat4;
 use super::AppError;
 use super::camera::{OrbitCamera, size_scale};
 use crate::crowd::Terrain;
-use crate::crowd::{CrowdSettings, LodPolicy, LodPresets, Plaza, PlazaSettings, UpdateStats, View};
+use crate::crowd::{
+    CrowdSettings, LodPolicy, LodPresets, Plaza, PlazaSettings, UpdateStats, View, lod_presets,
+};
 use crate::format::ThrongFile;
 use crate::hybrid::{LiveStats, LiveTier};
 use crate::render::{
     Attachment, BackendChoice, CrowdFrame, CrowdRenderer, FrameStats, FrameViews, Gpu, MotionView,
     PassFormat, PathLimits, PathReason, PathRequest, RendererOptions, Shadows, SkinningPath, Stage,
-    Velocity, choose_path,
+    Velocity, choose_path, shadows_choice,
 };
 
 /// Which skinning path the user asked for.
@@ -61,7 +63,7 @@ impl Picture {
 pub struct DemoOptions {
     /// The bake to show.
     pub bake: PathBuf,
-    /// Agents, 1 to [`MAX_AGENTS`].
+    /// Agents, 1 to [`MAX_AGENTS`] (the command line checks it).
     pub count: usize,
     /// Seed of the crowd.
     pub seed: u64,
@@ -104,39 +106,6 @@ pub struct DemoOptions {
 /// draw in seconds on a software renderer; more only makes a user wait minutes and gigabytes.
 /// (`throng bench` measures up to `crowd::MAX_AGENTS`.)
 pub const MAX_AGENTS: usize = 200_000;
-
-/// Checks an agent count given as option `flag` (`--count`, `--instances`): 1 to
-/// [`MAX_AGENTS`], with one message for every command.
-///
-/// # Errors
-/// [`AppError::Settings`] naming the option and the range.
-pub fn check_count(flag: &str, count: usize) -> Result<(), AppError> {
-    if count == 0 || count > MAX_AGENTS {
-        return Err(AppError::Settings(format!(
-            "{flag} {count}: between 1 and {MAX_AGENTS} agents"
-        )));
-    }
-    Ok(())
-}
-
-/// The LOD presets of `config` (a TOML file, see assets/lod.toml), or the built-in ones.
-///
-/// # Errors
-/// [`AppError::Crowd`] when the file cannot be read or parsed, [`AppError::Settings`] when
-/// it defines no preset at all (an empty file).
-pub fn lod_presets(config: Option<&Path>) -> Result<LodPresets, AppError> {
-    let Some(path) = config else {
-        return Ok(LodPresets::builtin());
-    };
-    let presets = LodPresets::load(path)?;
-    if presets.names().next().is_none() {
-        return Err(AppError::Settings(format!(
-            "{}: defines no LOD presets (each is a [NAME] table; see assets/lod.toml)",
-            path.display()
-        )));
-    }
-    Ok(presets)
-}
 
 /// What the panel edits.
 #[derive(Clone, Debug, PartialEq)]
@@ -227,7 +196,6 @@ impl Scene {
                 presets.names().collect::<Vec<_>>().join(", ")
             ))
         })?;
-        check_count("--count", options.count)?;
         let mut attachments = Vec::new();
         if options.hats {
             for c in 0..file.characters().len() as u32 {
@@ -409,19 +377,6 @@ const HAT_LEVELS: u32 = u32::MAX;
 
 /// Colour of the hats.
 const HAT_COLOUR: [f32; 4] = [0.55, 0.12, 0.10, 1.0];
-
-/// The shadows for `asked` on `gpu` (`None`: [`Shadows::default_for`] it), with why: `asked
-/// for`, or the default and the kind of device it is the default on.
-pub fn shadows_choice(asked: Option<Shadows>, gpu: &Gpu) -> (Shadows, &'static str) {
-    match asked {
-        Some(s) => (s, "asked for"),
-        None if gpu.is_software() => (
-            Shadows::default_for(gpu),
-            "the default on a software renderer",
-        ),
-        None => (Shadows::default_for(gpu), "the default on a GPU"),
-    }
-}
 
 /// The GPU side of the demo.
 pub struct Graphics {

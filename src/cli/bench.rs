@@ -7,15 +7,15 @@ use anyhow::{Context, Result, bail};
 
 use crate::atomic::{check_not_input, check_target};
 
+use super::args::parse_size;
 use super::baking::default_bake;
-use super::render::parse_size;
-use crate::app::lod_presets;
 use crate::bench::error::BenchError;
 use crate::bench::report::{
     CSV_FILE, FRAME_TIME_FILE, JSON_FILE, LOD_QUALITY_FILE, table, write_all,
 };
 use crate::bench::run::{BenchOptions, cases, run as run_bench};
 use crate::crowd::Terrain;
+use crate::crowd::lod_presets;
 use crate::format::ThrongFile;
 use crate::render::{BackendChoice, Shadows, SkinningPath, UnknownShadows};
 

@@ -5,12 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::args::{BackendArg, SkinningArg, check_count, parse_size};
 use super::baking::{cached_bake, default_bake};
 use super::bench::{duration, duration_fine};
-use super::render::{BackendArg, SkinningArg, parse_size};
-use crate::app::{
-    AppError, DemoOptions, Picture, Scene, SkinningChoice, check_count, render_headless, window,
-};
+use crate::app::{AppError, DemoOptions, Picture, Scene, SkinningChoice, render_headless, window};
 use crate::atomic::{check_not_input, check_target};
 use crate::crowd::Terrain;
 use crate::render::{BackendChoice, Shadows};

@@ -1,5 +1,6 @@
 //! The `throng` command line: argument parsing and glue between the library modules.
 
+mod args;
 mod bake;
 mod baking;
 mod bench;

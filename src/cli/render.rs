@@ -4,52 +4,17 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
+use super::args::{BackendArg, SkinningArg, check_count, parse_size};
 use super::baking::default_bake;
-use crate::app::scene::shadows_choice;
-use crate::app::{check_count, save_png};
+use crate::app::save_png;
 use crate::atomic::{check_not_input, check_target};
 use crate::crowd::Terrain;
 use crate::crowd::scene;
 use crate::format::ThrongFile;
 use crate::render::{
     BackendChoice, CrowdRenderer, Gpu, PassFormat, PathLimits, PathReason, PathRequest, SceneDraw,
-    Shadows, SkinningPath, Stage, Target, choose_path as choose,
+    Shadows, SkinningPath, Stage, Target, choose_path as choose, shadows_choice,
 };
-
-/// `--backend` values.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub(super) enum BackendArg {
-    /// Vulkan (lavapipe without a GPU).
-    Vulkan,
-    /// OpenGL through EGL (llvmpipe without a GPU).
-    Gl,
-    /// Vulkan if available, else GL.
-    Auto,
-}
-
-impl From<BackendArg> for BackendChoice {
-    fn from(b: BackendArg) -> Self {
-        match b {
-            BackendArg::Vulkan => Self::Vulkan,
-            BackendArg::Gl => Self::Gl,
-            BackendArg::Auto => Self::Auto,
-        }
-    }
-}
-
-/// `--skinning` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(super) enum SkinningArg {
-    /// In the vertex shader, from the bone texture.
-    Gpu,
-    /// On the CPU, drawn unskinned (the fallback).
-    Cpu,
-    /// The GPU path unless the device cannot run it.
-    Auto,
-    /// The GPU path plus a live tier (`throng demo` only): the LOD preset's nearest agents
-    /// evaluated on the CPU each frame with foot IK on the ground.
-    Hybrid,
-}
 
 /// Arguments of `throng render`.
 #[derive(Debug, clap::Args)]
@@ -97,24 +62,6 @@ pub struct Args {
     /// The PNG to write.
     #[arg(long)]
     out: PathBuf,
-}
-
-pub(super) fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("'{s}': give WIDTHxHEIGHT, e.g. 960x540"))?;
-    let parse = |v: &str| {
-        v.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|n| (16..=8192).contains(n))
-    };
-    match (parse(w), parse(h)) {
-        (Some(w), Some(h)) => Ok((w, h)),
-        _ => Err(format!(
-            "'{s}': width and height must be whole numbers from 16 to 8192"
-        )),
-    }
 }
 
 /// The skinning path for what was asked and why the GPU path cannot run (if it cannot), with
@@ -287,8 +234,5 @@ mod tests {
             e,
             "m.throng: the GPU skinning path cannot run on llvmpipe: too small; use --skinning cpu"
         );
-        assert_eq!(parse_size("320x200"), Ok((320, 200)));
-        assert!(parse_size("320").unwrap_err().contains("WIDTHxHEIGHT"));
-        assert!(parse_size("0x10").unwrap_err().contains("16 to 8192"));
     }
 }

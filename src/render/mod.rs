@@ -38,7 +38,7 @@ pub mod target;
 pub use crate::crowd::InstanceRecord;
 pub use crowd::{CrowdFrame, CrowdRenderer, FrameStats, RendererOptions};
 pub use device::{BackendChoice, Gpu, TexelLayout};
-pub use draw::{Attachment, CPU_CACHE_LIMIT, MAP_LEVELS, Shadows, UnknownShadows};
+pub use draw::{Attachment, CPU_CACHE_LIMIT, MAP_LEVELS, Shadows, UnknownShadows, shadows_choice};
 pub use error::RenderError;
 pub use pass::{Fog, Light, PassFormat, SKY};
 pub use path::{

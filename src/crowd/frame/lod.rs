@@ -286,6 +286,26 @@ impl LodPresets {
     }
 }
 
+/// The LOD presets of `config` (a TOML file, see assets/lod.toml), or the built-in ones:
+/// what the demo and `throng bench` offer, read one way.
+///
+/// # Errors
+/// As [`LodPresets::load`]; [`CrowdError::PresetSyntax`] when the file defines no preset at
+/// all (an empty file).
+pub fn lod_presets(config: Option<&Path>) -> Result<LodPresets, CrowdError> {
+    let Some(path) = config else {
+        return Ok(LodPresets::builtin());
+    };
+    let presets = LodPresets::load(path)?;
+    if presets.names().next().is_none() {
+        return Err(CrowdError::PresetSyntax {
+            file: path.display().to_string(),
+            what: "defines no LOD presets (each is a [NAME] table; see assets/lod.toml)".into(),
+        });
+    }
+    Ok(presets)
+}
+
 /// The policy of preset `name`; a serde error is turned into one naming the key.
 fn policy_of(table: &toml::Table, file: &str, name: &str) -> Result<LodPolicy, CrowdError> {
     let e = match LodPolicy::deserialize(toml::Value::Table(table.clone())) {

@@ -17,6 +17,6 @@ pub mod schedule;
 
 pub use assign::agent_sphere;
 pub use cull::Frustum;
-pub use lod::{LodPolicy, LodPresets, MAX_LEVELS, MAX_LIVE, MAX_RATE};
+pub use lod::{LodPolicy, LodPresets, MAX_LEVELS, MAX_LIVE, MAX_RATE, lod_presets};
 pub use record::{FramePose, InstanceRecord, Playback, rgba8};
 pub use schedule::{DIRTY_GAP, DrawRange, Schedule};

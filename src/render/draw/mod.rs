@@ -29,4 +29,4 @@ pub(super) mod upload;
 
 pub use attachment::Attachment;
 pub use cpu_path::CPU_CACHE_LIMIT;
-pub use shadow::{MAP_LEVELS, Shadows, UnknownShadows};
+pub use shadow::{MAP_LEVELS, Shadows, UnknownShadows, shadows_choice};

@@ -73,6 +73,20 @@ impl Shadows {
     }
 }
 
+/// The shadows for `asked` on `gpu` (`None`: [`Shadows::default_for`] it), with why: `asked
+/// for`, or the default and the kind of device it is the default on. The demo and
+/// `throng render` choose here and word the reason their own way.
+pub fn shadows_choice(asked: Option<Shadows>, gpu: &crate::render::Gpu) -> (Shadows, &'static str) {
+    match asked {
+        Some(s) => (s, "asked for"),
+        None if gpu.is_software() => (
+            Shadows::default_for(gpu),
+            "the default on a software renderer",
+        ),
+        None => (Shadows::default_for(gpu), "the default on a GPU"),
+    }
+}
+
 impl fmt::Display for Shadows {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
