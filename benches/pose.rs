@@ -11,7 +11,7 @@ use std::path::Path;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::Mat4;
 use throng::anim::{
-    ClipCursor, Playback, Transform, local_to_model, sample, sample_with_cursor, skinning_matrices,
+    ClipCursor, Transform, Wrap, local_to_model, sample, sample_with_cursor, skinning_matrices,
 };
 use throng::import::{ImportOptions, Model, load, load_bytes};
 
@@ -31,7 +31,7 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, clip_name: &str) {
         b.iter(|| {
             // 60 Hz playback: the cursor finds keys in O(1).
             time += 1.0 / 60.0;
-            let t = clip.local_time(time, Playback::Loop);
+            let t = clip.local_time(time, Wrap::Loop);
             sample_with_cursor(clip, skeleton, black_box(t), &mut cursor, &mut local);
             local_to_model(skeleton, &local, &mut world);
             skinning_matrices(skeleton, &world, &mut skin);
@@ -46,7 +46,7 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, clip_name: &str) {
         |b| {
             b.iter(|| {
                 time += 1.0 / 60.0;
-                let t = clip.local_time(time, Playback::Loop);
+                let t = clip.local_time(time, Wrap::Loop);
                 sample(clip, skeleton, black_box(t), &mut local);
                 local_to_model(skeleton, &local, &mut world);
                 skinning_matrices(skeleton, &world, &mut skin);

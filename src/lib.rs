@@ -102,7 +102,7 @@
 
 ```
 use glam::Mat4;
-use throng::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
+use throng::anim::{Wrap, Transform, local_to_model, sample, skinning_matrices};
 use throng::import::{ImportOptions, load_bytes, mannequin};
 
 // The built-in mannequin; `throng::import::load(path, ..)` reads a .glb or .gltf file.
@@ -110,7 +110,7 @@ let model = load_bytes(&mannequin::generate_glb(), "mannequin.glb", &ImportOptio
 let walk = &model.clips[model.find_clip("walk").expect("the mannequin walks")];
 let n = model.skeleton.len();
 let (mut local, mut world, mut skin) = (vec![Transform::IDENTITY; n], vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n]);
-sample(walk, &model.skeleton, walk.local_time(1.25, Playback::Loop), &mut local);
+sample(walk, &model.skeleton, walk.local_time(1.25, Wrap::Loop), &mut local);
 local_to_model(&model.skeleton, &local, &mut world);
 skinning_matrices(&model.skeleton, &world, &mut skin);
 let head = model.skeleton.find("head").unwrap();

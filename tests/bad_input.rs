@@ -8,7 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use glam::Mat4;
 use serde_json::{Value, json};
-use throng::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
+use throng::anim::{Transform, Wrap, local_to_model, sample, skinning_matrices};
 use throng::import::{ImportOptions, Model, load, load_bytes};
 
 fn linear_model() -> Value {
@@ -289,7 +289,7 @@ fn exercise(model: &Model) {
             sample(
                 clip,
                 &model.skeleton,
-                clip.local_time(t, Playback::Loop),
+                clip.local_time(t, Wrap::Loop),
                 &mut local,
             );
             local_to_model(&model.skeleton, &local, &mut world);

@@ -276,7 +276,7 @@ fn f16_texels_stay_within_the_reported_bound() {
             let s = schedule(&file, a);
             for f in 0..s.count {
                 let exact: Vec<Mat4> = poser
-                    .clip(&m, Some(a), s.time(f), throng::anim::Playback::Clamp)
+                    .clip(&m, Some(a), s.time(f), throng::anim::Wrap::Clamp)
                     .iter()
                     .map(|k| turned(scale * *k, turns))
                     .collect();

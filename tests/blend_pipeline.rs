@@ -124,13 +124,13 @@ fn contacts(
             sample(
                 walk,
                 &m.skeleton,
-                walk.local_time(time, throng::anim::Playback::Loop),
+                walk.local_time(time, throng::anim::Wrap::Loop),
                 &mut a,
             );
             sample(
                 run,
                 &m.skeleton,
-                run.local_time(time, throng::anim::Playback::Loop),
+                run.local_time(time, throng::anim::Wrap::Loop),
                 &mut b,
             );
             let mut mixed = a.clone();

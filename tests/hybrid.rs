@@ -13,7 +13,7 @@ use throng::bake::{BakeOptions, Recipe, Replay, bake};
 use throng::crowd::Terrain;
 use throng::crowd::{LodPresets, Playback, Plaza, PlazaSettings, View};
 use throng::format::ThrongFile;
-use throng::hybrid::pose::{Placement, bake_pose, foot_errors, foot_ik, largest_gap};
+use throng::hybrid::pose::{LivePlacement, bake_pose, foot_errors, foot_ik, largest_gap};
 use throng::hybrid::{LiveRig, LiveTier, quantile_abs};
 use throng::import::ExternalFiles;
 
@@ -23,7 +23,7 @@ fn open() -> Arc<ThrongFile> {
 
 /// The idle mannequin at `x`, z 0, facing +z on the relief: its pose in the bake, and the
 /// ground under its two feet's contact points.
-fn idle_at(file: &ThrongFile, rig: &LiveRig, x: f32) -> (Placement, Vec<Mat4>, Vec<f32>) {
+fn idle_at(file: &ThrongFile, rig: &LiveRig, x: f32) -> (LivePlacement, Vec<Mat4>, Vec<f32>) {
     let terrain = Terrain::Relief;
     let anim = file
         .find_anim(0, "idle")
@@ -35,7 +35,7 @@ fn idle_at(file: &ThrongFile, rig: &LiveRig, x: f32) -> (Placement, Vec<Mat4>, V
     .frame_pose(file);
     let mut skin = vec![Mat4::IDENTITY; rig.joints];
     bake_pose(rig, &file.texels(), &pose, &mut skin);
-    let at = Placement {
+    let at = LivePlacement {
         position: Vec3::new(x, terrain.height(x, 0.0), 0.0),
         heading: 0.0,
         scale: 1.0,
@@ -184,7 +184,7 @@ fn handoffs_round_trip_without_a_jump_and_the_tier_keeps_to_live_max() {
 /// The largest joint gap (metres) between `replay`'s pose and the bake's texels over every
 /// frame of every animation of `file`, and the largest f16 error the bake reports (metres).
 fn replay_against_bake(file: &ThrongFile, replay: &Replay) -> (f32, f32) {
-    let at = Placement {
+    let at = LivePlacement {
         position: Vec3::ZERO,
         heading: 0.0,
         scale: 1.0,

@@ -4,7 +4,7 @@
 mod common;
 
 use glam::{Mat4, Quat, Vec3};
-use throng::anim::{Playback, Transform, local_to_model, sample};
+use throng::anim::{Transform, Wrap, local_to_model, sample};
 use throng::import::{ImportOptions, Model, load};
 
 fn import(tag: &str, json: &serde_json::Value) -> Model {
@@ -19,7 +19,7 @@ fn child_at(model: &Model, t: f32) -> Transform {
     sample(
         clip,
         &model.skeleton,
-        clip.local_time(t, Playback::Clamp),
+        clip.local_time(t, Wrap::Clamp),
         &mut pose,
     );
     pose[model.skeleton.find("child").expect("child joint")]

@@ -58,7 +58,7 @@ fn cpu_skinning_matches_the_pipeline_at_baked_frames() {
             } else {
                 let clip = model.find_clip(file.str(r.name)).unwrap();
                 poser
-                    .clip(model, Some(clip), t, throng::anim::Playback::Clamp)
+                    .clip(model, Some(clip), t, throng::anim::Wrap::Clamp)
                     .to_vec()
             };
             model.meshes[0]

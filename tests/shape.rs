@@ -7,7 +7,8 @@
 //! - every `crate::` path in a library module points down the layers of docs/ARCHITECTURE.md;
 //! - no import circle between the files of `src/` (a file reaching a sibling through its
 //!   parent's `pub use` counts as reaching the sibling);
-//! - one module layout for the whole tree, `x/mod.rs` (`shape/layout.rs`).
+//! - one module layout for the whole tree, `x/mod.rs`, and no two public types of one name
+//!   (`shape/layout.rs`).
 //!
 //! The parsing is deliberately small: it reads Rust as text, skipping comments and string
 //! literals, which is enough for this codebase's formatting (rustfmt-ed, no macros defining

@@ -376,7 +376,7 @@ fn channel_value(channel: &throng::anim::Channel, t: f32) -> glam::Vec4 {
 /// side runs its AVX copies and this side does not: the bits must agree across them too.
 #[test]
 fn batched_poses_are_the_one_by_one_bits_on_every_model() {
-    use throng::anim::{ClipCursor, Playback, Property, sample_with_cursor};
+    use throng::anim::{ClipCursor, Property, Wrap, sample_with_cursor};
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let mut models = vec![("mannequin".to_string(), common::mannequin())];
     for name in ["Fox.glb", "CesiumMan.glb", "RobotExpressive.glb"] {
@@ -395,7 +395,7 @@ fn batched_poses_are_the_one_by_one_bits_on_every_model() {
             let (mut world, mut skin) = (vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n]);
             let steps = (clip.duration() * 120.0) as usize + 2;
             let times = (0..steps)
-                .map(|i| clip.local_time(i as f32 / 60.0, Playback::Loop))
+                .map(|i| clip.local_time(i as f32 / 60.0, Wrap::Loop))
                 .chain(clip.key_times());
             for t in times {
                 let mut reference = s.rest().to_vec();

@@ -38,7 +38,7 @@ mod wide;
 pub use clip::{Channel, Clip, Interpolation, Property, RawChannel, RawClip};
 pub use error::AnimError;
 pub use pose::{local_to_model, skinning_matrices};
-pub use sample::{ClipCursor, Playback, sample, sample_with_cursor};
+pub use sample::{ClipCursor, Wrap, sample, sample_with_cursor};
 pub use skeleton::{MAX_SKELETON_JOINTS, RawSkeleton, Skeleton};
 pub use skinning::{skin_normals, skin_positions};
 pub use transform::Transform;

@@ -11,9 +11,10 @@ use super::transform::{Transform, slerp_shortest};
 use super::wide::avx;
 use super::wide::slerp_shortest4;
 
-/// What happens to times outside `[0, duration]`.
+/// What happens to times outside `[0, duration]`: they wrap round (a loop) or hold at the
+/// ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Playback {
+pub enum Wrap {
     /// Time wraps modulo the duration (a time equal to the duration is the start again).
     #[default]
     Loop,
@@ -24,14 +25,14 @@ pub enum Playback {
 impl Clip {
     /// Maps a playback time in seconds to clip time in `[0, duration]`. Non-finite times map to
     /// 0; a clip of zero duration always gives 0.
-    pub fn local_time(&self, time: f32, playback: Playback) -> f32 {
+    pub fn local_time(&self, time: f32, wrap: Wrap) -> f32 {
         let d = self.duration();
         if !time.is_finite() || d <= 0.0 {
             return 0.0;
         }
-        match playback {
-            Playback::Clamp => time.clamp(0.0, d),
-            Playback::Loop => {
+        match wrap {
+            Wrap::Clamp => time.clamp(0.0, d),
+            Wrap::Loop => {
                 let t = time.rem_euclid(d);
                 // rem_euclid can round up to exactly d for tiny negative inputs.
                 if t >= d { 0.0 } else { t }
@@ -490,12 +491,12 @@ mod tests {
     #[test]
     fn loop_and_clamp_time() {
         let c = translation(Interpolation::Linear, &[0.0, 2.0], &[0.0, 1.0]);
-        assert_eq!(c.local_time(2.5, Playback::Loop), 0.5);
-        assert_eq!(c.local_time(2.0, Playback::Loop), 0.0);
-        assert_eq!(c.local_time(-0.5, Playback::Loop), 1.5);
-        assert_eq!(c.local_time(2.5, Playback::Clamp), 2.0);
-        assert_eq!(c.local_time(-1.0, Playback::Clamp), 0.0);
-        assert_eq!(c.local_time(f32::NAN, Playback::Loop), 0.0);
+        assert_eq!(c.local_time(2.5, Wrap::Loop), 0.5);
+        assert_eq!(c.local_time(2.0, Wrap::Loop), 0.0);
+        assert_eq!(c.local_time(-0.5, Wrap::Loop), 1.5);
+        assert_eq!(c.local_time(2.5, Wrap::Clamp), 2.0);
+        assert_eq!(c.local_time(-1.0, Wrap::Clamp), 0.0);
+        assert_eq!(c.local_time(f32::NAN, Wrap::Loop), 0.0);
     }
 
     #[test]

@@ -109,7 +109,7 @@ pub const MAX_AGENTS: usize = 200_000;
 
 /// What the panel edits.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
+pub struct PanelSettings {
     /// Agents.
     pub count: usize,
     /// Name of the preset `policy` started from ("custom" once edited).
@@ -165,9 +165,9 @@ pub struct Scene {
     /// LOD presets on offer.
     pub presets: LodPresets,
     /// What the panel edits.
-    pub settings: Settings,
+    pub settings: PanelSettings,
     /// Settings the crowd was last given.
-    applied: Settings,
+    applied: PanelSettings,
     /// The camera.
     pub camera: OrbitCamera,
     /// The last frame.
@@ -232,7 +232,7 @@ impl Scene {
             camera.target = target;
             camera.distance = distance.clamp(1.0, 5000.0);
         }
-        let settings = Settings {
+        let settings = PanelSettings {
             count: options.count,
             preset: options.lod.clone(),
             policy,
@@ -487,7 +487,7 @@ impl Graphics {
     }
 
     /// The shadows `settings` ask for on this device, with why ([`shadows_choice`]).
-    pub fn shadows(&self, settings: &Settings) -> (Shadows, &'static str) {
+    pub fn shadows(&self, settings: &PanelSettings) -> (Shadows, &'static str) {
         shadows_choice(settings.shadows, &self.gpu)
     }
 

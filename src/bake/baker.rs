@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 /// Progress of a bake.
 #[derive(Clone, Copy, Debug)]
-pub enum Progress<'a> {
+pub enum BakeProgress<'a> {
     /// A stage begins with `total` units of work.
     Stage(&'a str, u64),
     /// `n` more units are done.
@@ -45,7 +45,7 @@ pub struct BakeOptions<'a> {
     /// Write f16 texels even when their error exceeds the budget.
     pub force: bool,
     /// Called as work progresses (from several threads).
-    pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
+    pub progress: Option<&'a (dyn Fn(BakeProgress) + Sync)>,
     /// Which files the bare models' buffer and image URIs may name (default: only files in
     /// the model's folder; see [`ExternalFiles`]). Models named by character files are
     /// always held to their folder.
@@ -60,7 +60,7 @@ pub struct Baked {
     pub report: BakeReport,
 }
 
-fn report(options: &BakeOptions, p: Progress) {
+fn report(options: &BakeOptions, p: BakeProgress) {
     if let Some(f) = options.progress {
         f(p);
     }
@@ -328,10 +328,10 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
     let (input_key, input_files) = inputs(recipe, options.force, options.external_files)?;
     report(
         options,
-        Progress::Stage("loading", recipe.characters.len() as u64),
+        BakeProgress::Stage("loading", recipe.characters.len() as u64),
     );
     let loaded = load_all(&recipe.characters, options.external_files, || {
-        report(options, Progress::Advance(1));
+        report(options, BakeProgress::Advance(1));
     })?;
     let mut jobs = Vec::new();
     for (ci, (spec, l)) in recipe.characters.iter().zip(&loaded).enumerate() {
@@ -342,7 +342,7 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
     let estimates: Vec<u64> = jobs.iter().map(Job::estimated_frames).collect();
     report(
         options,
-        Progress::Stage("sampling frames", estimates.iter().sum()),
+        BakeProgress::Stage("sampling frames", estimates.iter().sum()),
     );
     // The groups of jobs that pose alike run in parallel; each group's jobs one after the
     // other, sharing their poses (each job's frames are parallel).
@@ -368,7 +368,7 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
                                 e
                             }
                         });
-                    report(options, Progress::Advance(estimates[i]));
+                    report(options, BakeProgress::Advance(estimates[i]));
                     (i, d)
                 })
                 .collect::<Vec<_>>()
@@ -437,9 +437,9 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
     let f16_errors: Vec<f32> = done.iter().map(|d| d.sampled.f16_error).collect();
     let (format, reason) = precision::choose(recipe, options.force, &jobs, &f16_errors, &loaded)?;
 
-    report(options, Progress::Stage("meshes", loaded.len() as u64));
+    report(options, BakeProgress::Stage("meshes", loaded.len() as u64));
     let mut file = Assembly::new(recipe, format);
-    file.prepare(&loaded, &done, || report(options, Progress::Advance(1)))?;
+    file.prepare(&loaded, &done, || report(options, BakeProgress::Advance(1)))?;
     let mut characters = Vec::new();
     for (ci, l) in loaded.iter().enumerate() {
         let mut c = file.character(ci, l, &jobs, &mut done)?;

@@ -15,7 +15,7 @@ use super::lock::FootLock;
 use super::measure::JointBoxes;
 use super::sample::Sampled;
 use super::texels::from_rows;
-use crate::anim::Playback;
+use crate::anim::Wrap;
 use crate::anim::foot_lock::{Leg, offsets};
 use crate::anim::gait::{self, NoGait};
 use crate::character::Poser;
@@ -63,7 +63,7 @@ pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> F
         .collect();
     let mut poser = Poser::new(model);
     let rest: Vec<Vec3> = poser
-        .clip(model, None, 0.0, Playback::Clamp)
+        .clip(model, None, 0.0, Wrap::Clamp)
         .iter()
         .zip(&bind)
         .map(|(m, b)| (scale * *m * *b).truncate())

@@ -20,7 +20,7 @@ use super::measure::JointBoxes;
 use super::recipe::{
     CENTIMETRES_RANGE, CharacterSpec, DefaultRule, METRES_RANGE, Recipe, Selection, Source,
 };
-use crate::anim::Playback;
+use crate::anim::Wrap;
 use crate::anim::graph::Node;
 use crate::anim::state_machine::ParamKind;
 use crate::character::{Character, Poser};
@@ -173,7 +173,7 @@ fn load(
         m.base_color_factor *= spec.tint;
     }
     let mut poser = Poser::new(&model);
-    let rest = poser.clip(&model, None, 0.0, Playback::Clamp);
+    let rest = poser.clip(&model, None, 0.0, Wrap::Clamp);
     let standing = measure_height(&boxes, rest);
     let (factors, rule) = spec.size.factor(standing);
     if !(factors.is_finite() && factors.min_element() > 0.0) {
@@ -310,7 +310,7 @@ fn unused_keys(spec: &CharacterSpec, model: &Model, character: Option<&Character
 pub fn standing_height(model: &Model) -> f32 {
     let boxes = JointBoxes::new(model.skeleton.len(), model.meshes.iter().map(|m| &m.mesh));
     let mut poser = Poser::new(model);
-    measure_height(&boxes, poser.clip(model, None, 0.0, Playback::Clamp))
+    measure_height(&boxes, poser.clip(model, None, 0.0, Wrap::Clamp))
 }
 
 impl Loaded {

@@ -47,7 +47,7 @@ mod root_motion;
 mod sample;
 pub mod texels;
 
-pub use baker::{BakeOptions, Baked, Progress, bake};
+pub use baker::{BakeOptions, BakeProgress, Baked, bake};
 pub use default::{
     BUILTIN_DIR, BUILTIN_FILES, BuiltinFile, CACHED_BAKE, DEFAULT_RECIPE, DefaultRecipe,
     DefaultSource, builtin_recipe, cache_dir, check_cache_entry, default_bake, default_recipe,

@@ -14,7 +14,7 @@ use super::error::BakeError;
 use super::frames::FrameSchedule;
 use super::load::Loaded;
 use super::recipe::{CharacterSpec, DEFAULT_FPS, Rate, Selection};
-use crate::anim::Playback;
+use crate::anim::Wrap;
 use crate::anim::graph::Node;
 use crate::anim::state_machine::{ParamKind, StateMachine};
 use crate::character::{Character, Poser};
@@ -240,7 +240,7 @@ fn clip_jobs(
         known.insert(clip.name().to_string());
         let ends = |poser: &mut Poser, t: f32| -> Vec<Mat4> {
             poser
-                .clip(&l.model, Some(c), t, Playback::Clamp)
+                .clip(&l.model, Some(c), t, Wrap::Clamp)
                 .iter()
                 .map(|m| l.scale * *m)
                 .collect()

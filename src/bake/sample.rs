@@ -27,7 +27,7 @@ use super::load::Loaded;
 use super::plan::{Job, JobSource};
 use super::recipe::{AUTO_RATES, PrecisionChoice, Rate, Recipe};
 use super::texels::{from_rows, lerp, rows, through_f16};
-use crate::anim::Playback;
+use crate::anim::Wrap;
 use crate::character::Poser;
 use crate::format::TEXELS_PER_MATRIX;
 use crate::format::records::BoundsRecord;
@@ -260,9 +260,9 @@ pub(super) fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &
 fn posed<'p>(l: &Loaded, job: &Job, poser: &'p mut Poser, t: f32) -> &'p [Mat4] {
     match (&job.source, &l.character) {
         (JobSource::State { state, params }, Some(c)) => poser.state(c, *state, params, t),
-        (JobSource::Clip(clip), _) => poser.clip(&l.model, Some(*clip), t, Playback::Clamp),
+        (JobSource::Clip(clip), _) => poser.clip(&l.model, Some(*clip), t, Wrap::Clamp),
         // States exist only for characters.
-        (JobSource::State { .. }, None) => poser.clip(&l.model, None, t, Playback::Clamp),
+        (JobSource::State { .. }, None) => poser.clip(&l.model, None, t, Wrap::Clamp),
     }
 }
 

@@ -10,7 +10,7 @@ use glam::Mat4;
 use rayon::prelude::*;
 
 use super::error::BenchError;
-use crate::anim::Playback;
+use crate::anim::Wrap;
 use crate::bake::recipe::Source;
 use crate::bake::{Recipe, lerp, rows};
 use crate::character::{Character, Poser};
@@ -161,7 +161,7 @@ impl Live {
         let ch = &self.characters[a.character];
         let poser = &mut posers[a.character];
         let skin = match &a.source {
-            Origin::Clip { clip } => poser.clip(&ch.model, Some(*clip), t, Playback::Clamp),
+            Origin::Clip { clip } => poser.clip(&ch.model, Some(*clip), t, Wrap::Clamp),
             Origin::State { state, params } => poser.state(ch, *state, params, t),
         };
         for (o, m) in out.iter_mut().zip(skin) {

@@ -6,7 +6,7 @@ use glam::{Mat4, Vec3};
 
 use super::Character;
 use crate::anim::graph::{TreeScratch, TreeState};
-use crate::anim::{Playback, Transform, local_to_model, sample, skinning_matrices};
+use crate::anim::{Transform, Wrap, local_to_model, sample, skinning_matrices};
 use crate::import::Model;
 
 /// Scratch buffers for posing one skeleton, reused between calls.
@@ -43,21 +43,15 @@ impl Poser {
         &self.skin
     }
 
-    /// Poses clip `clip` of `model` at `time` seconds (mapped by `playback`), or the rest pose
+    /// Poses clip `clip` of `model` at `time` seconds (mapped by `wrap`), or the rest pose
     /// for `None`: sampling, forward kinematics, skinning matrices. No IK: a bare clip is the
     /// clip as authored (with root motion removed, for a character that extracts it).
-    pub fn clip(
-        &mut self,
-        model: &Model,
-        clip: Option<usize>,
-        time: f32,
-        playback: Playback,
-    ) -> &[Mat4] {
+    pub fn clip(&mut self, model: &Model, clip: Option<usize>, time: f32, wrap: Wrap) -> &[Mat4] {
         match clip.and_then(|c| model.clips.get(c)) {
             Some(c) => sample(
                 c,
                 &model.skeleton,
-                c.local_time(time, playback),
+                c.local_time(time, wrap),
                 &mut self.local,
             ),
             None => self.local.copy_from_slice(model.skeleton.rest()),

@@ -16,7 +16,7 @@ use super::file::{NodeSpec, ReferenceSpec};
 use super::number::to_f32;
 use crate::anim::graph::{Node, NodeId};
 use crate::anim::state_machine::ParamKind;
-use crate::anim::{Playback, Transform, sample};
+use crate::anim::{Transform, Wrap, sample};
 
 /// What a `tree = NAME` node becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -355,7 +355,7 @@ impl Ctx<'_> {
                 if !(0.0..=clip.duration()).contains(&time) {
                     return Err(self.err(span, format!("{owner}: reference time {time} s is outside clip '{}' (0 to {} s)", clip.name(), clip.duration())));
                 }
-                sample(clip, skeleton, clip.local_time(time, Playback::Clamp), &mut pose);
+                sample(clip, skeleton, clip.local_time(time, Wrap::Clamp), &mut pose);
             }
         }
         Ok(pose)

@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::bake::{
-    BakeOptions, BakeReport, DefaultRecipe, DefaultSource, Progress, Recipe, bake_if_stale,
+    BakeOptions, BakeProgress, BakeReport, DefaultRecipe, DefaultSource, Recipe, bake_if_stale,
     bake_to_file, cache_dir, check_cache_entry, default_recipe, up_to_date,
 };
 use crate::import::ExternalFiles;
@@ -119,7 +119,7 @@ impl Bar {
     }
 
     /// Shows `p`: a new bar for a new stage, or the current one advanced.
-    fn show(&self, p: Progress) {
+    fn show(&self, p: BakeProgress) {
         if self.quiet {
             return;
         }
@@ -127,7 +127,7 @@ impl Bar {
             return;
         };
         match p {
-            Progress::Stage(what, total) => {
+            BakeProgress::Stage(what, total) => {
                 if let Some(b) = bar.take() {
                     b.finish_and_clear();
                 }
@@ -145,7 +145,7 @@ impl Bar {
                 b.set_message(what.to_string());
                 *bar = Some(b);
             }
-            Progress::Advance(n) => {
+            BakeProgress::Advance(n) => {
                 if let Some(b) = bar.as_ref() {
                     b.inc(n);
                 }
@@ -173,7 +173,7 @@ pub(super) fn bake_and_write(
     external: ExternalFiles,
 ) -> Result<BakeReport> {
     let bar = Bar::new(quiet);
-    let progress = |p: Progress| bar.show(p);
+    let progress = |p: BakeProgress| bar.show(p);
     let options = BakeOptions {
         force,
         progress: Some(&progress),
@@ -203,7 +203,7 @@ pub(super) fn before_default(default: &DefaultRecipe) -> String {
 /// ([`crate::bake::default_bake`]).
 pub(super) fn default_bake(quiet: bool) -> Result<PathBuf> {
     let bar = Bar::new(quiet);
-    let progress = |p: Progress| bar.show(p);
+    let progress = |p: BakeProgress| bar.show(p);
     let options = BakeOptions {
         force: false,
         progress: Some(&progress),

@@ -10,7 +10,7 @@ use glam::Vec3;
 use serde::Serialize;
 
 use super::{MergeArg, load_model};
-use crate::anim::Playback;
+use crate::anim::Wrap;
 use crate::anim::state_machine::ParamKind;
 use crate::character::number::{parse_f32, to_f32};
 use crate::character::{Character, Poser};
@@ -195,7 +195,7 @@ fn clip_samples(
             }
         };
         for time in times {
-            b.poser.clip(model, clip, time, Playback::Clamp);
+            b.poser.clip(model, clip, time, Wrap::Clamp);
             samples.push(b.sample(
                 model,
                 clip.map(|c| model.clips[c].name().to_string()),

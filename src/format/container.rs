@@ -30,9 +30,9 @@ pub const ENTRY_SIZE: usize = 32;
 pub const MAX_ALIGN: u32 = 4096;
 
 /// A section kind: four ASCII bytes, e.g. `*b"TEXL"`.
-pub type Kind = [u8; 4];
+pub type SectionKind = [u8; 4];
 
-fn kind_name(kind: &Kind) -> String {
+fn kind_name(kind: &SectionKind) -> String {
     kind.iter()
         .map(|b| {
             if b.is_ascii_graphic() {
@@ -53,7 +53,7 @@ pub struct Writer<'a> {
 }
 
 /// A section to write: kind, alignment and its data in chunks.
-type PendingSection<'a> = (Kind, u32, Vec<Cow<'a, [u8]>>);
+type PendingSection<'a> = (SectionKind, u32, Vec<Cow<'a, [u8]>>);
 
 /// Where each section goes: (offset, size), and the file size.
 struct Layout {
@@ -75,7 +75,7 @@ impl<'a> Writer<'a> {
     /// or a bad alignment.
     pub fn add(
         &mut self,
-        kind: Kind,
+        kind: SectionKind,
         align: u32,
         data: impl Into<Cow<'a, [u8]>>,
     ) -> Result<&mut Self, FormatError> {
@@ -88,7 +88,7 @@ impl<'a> Writer<'a> {
     /// As [`Writer::add`].
     pub fn add_chunks(
         &mut self,
-        kind: Kind,
+        kind: SectionKind,
         align: u32,
         chunks: Vec<Cow<'a, [u8]>>,
     ) -> Result<&mut Self, FormatError> {
@@ -227,7 +227,7 @@ impl<'a> Writer<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Section {
     /// Its kind.
-    pub kind: Kind,
+    pub kind: SectionKind,
     /// Byte range in the file.
     pub range: Range<usize>,
     /// Alignment of its start, bytes.
@@ -409,7 +409,7 @@ impl Container {
         let mut sections: Vec<Section> = Vec::with_capacity(count);
         for i in 0..count {
             let e = &b[table as usize + i * ENTRY_SIZE..table as usize + (i + 1) * ENTRY_SIZE];
-            let kind: Kind = [e[0], e[1], e[2], e[3]];
+            let kind: SectionKind = [e[0], e[1], e[2], e[3]];
             let name = kind_name(&kind);
             let (offset, size, align) = (u64_at(e, 8), u64_at(e, 16), u32_at(e, 24));
             if !kind.iter().all(u8::is_ascii_graphic) {
@@ -482,7 +482,7 @@ impl Container {
     }
 
     /// The data of the section of `kind`, in place, if the file has one.
-    pub fn section(&self, kind: Kind) -> Option<&[u8]> {
+    pub fn section(&self, kind: SectionKind) -> Option<&[u8]> {
         let s = self.sections.iter().find(|s| s.kind == kind)?;
         self.bytes().get(s.range.clone())
     }

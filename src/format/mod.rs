@@ -19,7 +19,7 @@ mod validate;
 
 pub use builder::{AnimFacts, AnimSource, Builder};
 pub use container::{
-    Container, ENTRY_SIZE, HEADER_SIZE, Kind, MAGIC, MAX_ALIGN, Section, VERSION_MAJOR,
+    Container, ENTRY_SIZE, HEADER_SIZE, MAGIC, MAX_ALIGN, Section, SectionKind, VERSION_MAJOR,
     VERSION_MINOR, Writer,
 };
 pub use error::FormatError;

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use bytemuck::Pod;
 
-use super::container::{Container, Kind};
+use super::container::{Container, SectionKind};
 use super::error::FormatError;
 use super::metadata::Metadata;
 use super::records::{
@@ -43,7 +43,7 @@ pub struct ThrongFile {
 }
 
 /// What the elements of section `kind` are called in messages.
-fn element_name(kind: Kind) -> &'static str {
+fn element_name(kind: SectionKind) -> &'static str {
     match kind {
         kinds::VERT => "vertices",
         kinds::INDX => "indices",
@@ -57,7 +57,7 @@ fn element_name(kind: Kind) -> &'static str {
 /// The data of section `kind`, which must be a whole number of `T`.
 fn whole<'a, T: Pod>(
     c: &'a Container,
-    kind: Kind,
+    kind: SectionKind,
     bad: &dyn Fn(String) -> FormatError,
 ) -> Result<&'a [u8], FormatError> {
     let data = section(c, kind, bad)?;
@@ -87,7 +87,7 @@ fn plural(n: usize, thing: &str) -> String {
 /// a hostile count cannot make this allocate more than the file holds.
 fn table<T: Pod>(
     c: &Container,
-    kind: Kind,
+    kind: SectionKind,
     bad: &dyn Fn(String) -> FormatError,
 ) -> Result<Vec<T>, FormatError> {
     Ok(whole::<T>(c, kind, bad)?
@@ -98,7 +98,7 @@ fn table<T: Pod>(
 
 fn section<'a>(
     c: &'a Container,
-    kind: Kind,
+    kind: SectionKind,
     bad: &dyn Fn(String) -> FormatError,
 ) -> Result<&'a [u8], FormatError> {
     c.section(kind).ok_or_else(|| {
@@ -112,7 +112,7 @@ fn section<'a>(
 /// A typed view of an in-place section whose alignment the container guarantees.
 fn view<'a, T: Pod>(
     c: &'a Container,
-    kind: Kind,
+    kind: SectionKind,
     bad: &dyn Fn(String) -> FormatError,
 ) -> Result<&'a [T], FormatError> {
     let data = whole::<T>(c, kind, bad)?;

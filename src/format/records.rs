@@ -4,51 +4,51 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::container::Kind;
+use super::container::SectionKind;
 
 /// Section kinds of a baked file (the writer's order is in `builder.rs` and docs/FORMAT.md).
 pub mod kinds {
-    use super::Kind;
+    use super::SectionKind;
     /// Scene summary: [`super::InfoRecord`].
-    pub const INFO: Kind = *b"INFO";
+    pub const INFO: SectionKind = *b"INFO";
     /// UTF-8 string bytes, referenced by [`super::StrRef`].
-    pub const STRS: Kind = *b"STRS";
+    pub const STRS: SectionKind = *b"STRS";
     /// [`super::CharacterRecord`] table.
-    pub const CHAR: Kind = *b"CHAR";
+    pub const CHAR: SectionKind = *b"CHAR";
     /// [`super::JointRecord`] table.
-    pub const JOIN: Kind = *b"JOIN";
+    pub const JOIN: SectionKind = *b"JOIN";
     /// [`super::AnimRecord`] table (baked clips and states).
-    pub const ANIM: Kind = *b"ANIM";
+    pub const ANIM: SectionKind = *b"ANIM";
     /// [`super::EventRecord`] table.
-    pub const EVNT: Kind = *b"EVNT";
+    pub const EVNT: SectionKind = *b"EVNT";
     /// [`super::MotionRecord`] per baked frame of animations with root motion.
-    pub const MOTN: Kind = *b"MOTN";
+    pub const MOTN: SectionKind = *b"MOTN";
     /// [`super::BoundsRecord`] per baked frame.
-    pub const BNDS: Kind = *b"BNDS";
+    pub const BNDS: SectionKind = *b"BNDS";
     /// [`super::MeshRecord`] table: one per mesh part and LOD level.
-    pub const MESH: Kind = *b"MESH";
+    pub const MESH: SectionKind = *b"MESH";
     /// [`super::VertexRecord`] data of all meshes.
-    pub const VERT: Kind = *b"VERT";
+    pub const VERT: SectionKind = *b"VERT";
     /// `u32` triangle-list indices of all meshes.
-    pub const INDX: Kind = *b"INDX";
+    pub const INDX: SectionKind = *b"INDX";
     /// [`super::ImageRecord`] table of base-colour images.
-    pub const IMAG: Kind = *b"IMAG";
+    pub const IMAG: SectionKind = *b"IMAG";
     /// RGBA8 pixel bytes of all images.
-    pub const PIXL: Kind = *b"PIXL";
+    pub const PIXL: SectionKind = *b"PIXL";
     /// The bone-matrix texels, linear.
-    pub const TEXL: Kind = *b"TEXL";
+    pub const TEXL: SectionKind = *b"TEXL";
     /// Bake metadata, UTF-8 JSON.
-    pub const META: Kind = *b"META";
+    pub const META: SectionKind = *b"META";
     /// Format 1.1: the glTF node of each joint, one `u32` per `JOIN` record ([`super::NONE`]
     /// for none).
-    pub const JNOD: Kind = *b"JNOD";
+    pub const JNOD: SectionKind = *b"JNOD";
     /// Format 1.1: [`super::AnimExtRecord`] per `ANIM` record: ground speed, foot slide and
     /// source.
-    pub const AEXT: Kind = *b"AEXT";
+    pub const AEXT: SectionKind = *b"AEXT";
     /// Format 1.1: `u32` glTF animation indices that clips came from.
-    pub const AGLT: Kind = *b"AGLT";
+    pub const AGLT: SectionKind = *b"AGLT";
     /// Format 1.1: [`super::ParamRecord`]s, the parameter values states were baked at.
-    pub const APRM: Kind = *b"APRM";
+    pub const APRM: SectionKind = *b"APRM";
 }
 
 /// Texels per joint matrix in the bone-matrix texture: the three rows of the affine 3×4

@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 use glam::{Mat4, Vec3};
 
 use super::look::look_at;
-use super::pose::{FootContacts, Placement, bake_pose, foot_ik};
+use super::pose::{FootContacts, LivePlacement, bake_pose, foot_ik};
 use super::rig::LiveRig;
 use crate::bake::{Replay, lerp};
 use crate::character::Poser;
@@ -27,7 +27,7 @@ use crate::import::ExternalFiles;
 #[derive(Clone, Copy, Debug)]
 pub struct Standing {
     /// Its place, heading and scale.
-    pub at: Placement,
+    pub at: LivePlacement,
     /// The ground.
     pub terrain: Terrain,
     /// Its handoff blend: 0 (the bake's pose) to 1 (fully live).

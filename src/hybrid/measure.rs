@@ -10,7 +10,7 @@
 use glam::Mat4;
 
 use super::animate::{Animate, Standing};
-use super::pose::{Placement, bake_pose, foot_errors, largest_gap};
+use super::pose::{LivePlacement, bake_pose, foot_errors, largest_gap};
 use super::rig::LiveRig;
 use crate::crowd::Terrain;
 use crate::crowd::{AgentData, Crowd};
@@ -122,7 +122,7 @@ impl Measures {
         let agent = crowd.agents().get(slot as usize)?;
         let record = crowd.records().get(slot as usize)?;
         let rig = rigs.get(agent.character as usize)?;
-        let at = Placement::of(record);
+        let at = LivePlacement::of(record);
         self.skin_baked.resize(rig.joints, Mat4::IDENTITY);
         self.skin_live.resize(rig.joints, Mat4::IDENTITY);
         let stand = Standing {

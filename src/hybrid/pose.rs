@@ -15,7 +15,7 @@ use crate::format::Texels;
 
 /// Where an agent stands: its record's place, heading and scale.
 #[derive(Clone, Copy, Debug)]
-pub struct Placement {
+pub struct LivePlacement {
     /// World position of its origin, metres (on the ground under it).
     pub position: Vec3,
     /// Radians about +y.
@@ -24,7 +24,7 @@ pub struct Placement {
     pub scale: f32,
 }
 
-impl Placement {
+impl LivePlacement {
     /// The placement a record shows.
     pub fn of(r: &InstanceRecord) -> Self {
         let scale = if r.weights[0] > 0.0 {
@@ -39,7 +39,7 @@ impl Placement {
         }
     }
 
-    /// The model-space point that [`Placement::world`] carries to world point `w`.
+    /// The model-space point that [`LivePlacement::world`] carries to world point `w`.
     #[inline]
     pub fn model(&self, w: Vec3) -> Vec3 {
         let (s, c) = self.heading.sin_cos();
@@ -98,7 +98,7 @@ fn contact(skin: &[Mat4], foot: &super::rig::LiveFoot) -> (usize, Vec3) {
 /// points before IK.
 pub fn foot_ik(
     rig: &LiveRig,
-    at: &Placement,
+    at: &LivePlacement,
     terrain: Terrain,
     blend: f32,
     skin: &mut [Mat4],
@@ -169,7 +169,7 @@ pub fn foot_ground(terrain: Terrain, w: Vec3, lift: f32) -> f32 {
 /// ground under it that the animation gave it above flat ground. World metres, to `out`.
 pub fn foot_errors(
     rig: &LiveRig,
-    at: &Placement,
+    at: &LivePlacement,
     terrain: Terrain,
     contacts: &FootContacts,
     skin: &[Mat4],
@@ -190,7 +190,7 @@ pub fn foot_errors(
 
 /// The largest distance, world metres, between a joint of pose `a` and the same joint of
 /// pose `b` of an agent at `at`.
-pub fn largest_gap(rig: &LiveRig, at: &Placement, a: &[Mat4], b: &[Mat4]) -> f32 {
+pub fn largest_gap(rig: &LiveRig, at: &LivePlacement, a: &[Mat4], b: &[Mat4]) -> f32 {
     a.iter()
         .zip(b)
         .zip(&rig.bind)
@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn model_undoes_world() {
-        let at = Placement {
+        let at = LivePlacement {
             position: Vec3::new(3.0, 0.4, -2.0),
             heading: 1.1,
             scale: 0.8,

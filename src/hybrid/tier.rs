@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::animate::{Animate, Standing};
 use super::error::HybridError;
 use super::measure::Measures;
-use super::pose::Placement;
+use super::pose::LivePlacement;
 use super::rig::LiveRig;
 use crate::crowd::Terrain;
 use crate::crowd::{AgentData, Crowd, InstanceRecord};
@@ -170,7 +170,7 @@ impl LiveTier {
                     return;
                 };
                 let stand = Standing {
-                    at: Placement::of(record),
+                    at: LivePlacement::of(record),
                     terrain,
                     blend: job.blend,
                     look,

@@ -4,7 +4,7 @@
 //! A walk authored in place (no root motion) still carries its speed: while a foot is on the
 //! ground it moves backwards, in model space, at exactly the speed the character would travel
 //! for that foot not to slip. [`find_feet`] picks the foot joints of a skeleton;
-//! [`measure`] takes their model-space positions over one cycle and returns the [`Gait`]: the
+//! [`measure`] takes their model-space positions over one cycle and returns the [`MeasuredGait`]: the
 //! speed along the forward axis and the slip left when the character moves at it — or why the
 //! cycle has no ground speed ([`NoGait`]: an idle, a gesture, flying).
 //!
@@ -68,7 +68,7 @@ pub const MIN_SPEED: f32 = 0.05;
 
 /// A cycle measured by [`measure`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Gait {
+pub struct MeasuredGait {
     /// Ground speed along the forward axis, model units per second (> 0).
     pub speed: f32,
     /// Residual slip when the character moves at `speed` along the forward axis: the RMS, over
@@ -88,7 +88,7 @@ pub struct Gait {
     pub planted: usize,
 }
 
-impl Gait {
+impl MeasuredGait {
     /// Whether the feet slide more across the forward axis than along it: the character walks
     /// along another axis than the one a crowd moves it along.
     pub fn off_axis(&self) -> bool {
@@ -125,7 +125,7 @@ pub enum NoGait {
         per_height: f32,
         /// Slide speed across it (horizontal, perpendicular), heights per second.
         lateral_per_height: f32,
-        /// As [`Gait::travel`]: where the planted feet say the character travels (x, z),
+        /// As [`MeasuredGait::travel`]: where the planted feet say the character travels (x, z),
         /// model units per second.
         travel: Vec2,
     },
@@ -465,7 +465,7 @@ pub fn planted(
 /// The residual slip of the [`planted`] samples of `positions` (as [`measure`] takes them)
 /// when the character travels at `travel` (x, z of the model, units per second): the RMS of
 /// the planted contact points' horizontal velocity plus `travel`, units per second; `None`
-/// when no sample is planted. What [`Gait::foot_slide`] is for the measured speed, for a speed
+/// when no sample is planted. What [`MeasuredGait::foot_slide`] is for the measured speed, for a speed
 /// given: the baker's check of a cycle whose feet it locked to that speed.
 pub fn slide_at(
     positions: &[Vec3],
@@ -501,7 +501,7 @@ pub fn measure(
     step: f32,
     height: f32,
     forward: Vec3,
-) -> Result<Gait, NoGait> {
+) -> Result<MeasuredGait, NoGait> {
     let fwd = flat(forward).normalize_or_zero();
     // A height that is not positive (or NaN) measures nothing.
     let Some(c) =
@@ -546,7 +546,7 @@ pub fn measure(
             travel,
         });
     }
-    Ok(Gait {
+    Ok(MeasuredGait {
         speed,
         foot_slide: c.slip(&p.planted, fwd * speed).unwrap_or(0.0),
         lateral,

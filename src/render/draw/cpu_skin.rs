@@ -3,7 +3,7 @@
 //! cofactor normal), run with rayon. It feeds the fallback renderer and is the reference the
 //! GPU parity tests compare with. No wgpu here.
 //!
-//! A pose's joint matrices are blended once per instance into a [`Palette`] (its frames
+//! A pose's joint matrices are blended once per instance into a [`SkinPalette`] (its frames
 //! interpolated and cross-faded, f16 texels converted, rows turned into columns), and every
 //! vertex then sums its influences from it. The shader does the same blend per vertex, which
 //! on a CPU would repeat it for every vertex a joint moves. The sums are the same operations
@@ -51,12 +51,12 @@ fn columns(r: &Rows) -> Columns {
 /// One pose's joint matrices, blended from the texels once for all the vertices skinned with
 /// it.
 #[derive(Clone, Debug, Default)]
-pub struct Palette {
+pub struct SkinPalette {
     joints: Vec<Columns>,
 }
 
-impl Palette {
-    /// An empty palette; [`Palette::fill`] sizes it.
+impl SkinPalette {
+    /// An empty palette; [`SkinPalette::fill`] sizes it.
     pub fn new() -> Self {
         Self::default()
     }
@@ -93,7 +93,7 @@ impl Palette {
 
 thread_local! {
     /// Each thread's palette, so that skinning a frame allocates nothing once warm.
-    static PALETTE: RefCell<Palette> = RefCell::new(Palette::new());
+    static PALETTE: RefCell<SkinPalette> = RefCell::new(SkinPalette::new());
 }
 
 /// Runs `f` with this thread's palette filled with joints `0..joints` of `pose`.
@@ -101,7 +101,7 @@ pub fn with_palette<R>(
     t: &Texels,
     pose: &FramePose,
     joints: usize,
-    f: impl FnOnce(&Palette) -> R,
+    f: impl FnOnce(&SkinPalette) -> R,
 ) -> R {
     PALETTE.with_borrow_mut(|palette| {
         palette.fill(t, pose, joints);
@@ -123,7 +123,7 @@ pub fn joints_used(vertices: &[VertexRecord]) -> usize {
 
 /// Skins one vertex for `pose`, as `skin` in skinning.wgsl: model-space position and unit
 /// normal. Blends each of its joints from the texels; to skin many vertices with one pose, a
-/// [`Palette`] blends each joint once (with the same result, bit for bit).
+/// [`SkinPalette`] blends each joint once (with the same result, bit for bit).
 #[inline]
 pub fn skin_vertex(t: &Texels, pose: &FramePose, v: &VertexRecord) -> (Vec3, Vec3) {
     skinned(v, |j| columns(&joint_rows(t, pose, u32::from(j))))
