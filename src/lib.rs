@@ -143,11 +143,14 @@ assert!(world[head].w_axis.y > 1.4, "the head is above 1.4 m");
 //!   bit-exact, f16 under a measured budget), with events, root motion, bounds and LOD meshes.
 //! - [`format`](mod@format): the `.throng` file: container (header, sections, checksums, atomic writer),
 //!   record tables, the builder, and the validating memory-mapped reader.
-//! - [`crowd`]: agents, behaviour, LOD levels and update rates, culling, instance records
-//!   (pure CPU).
+//! - [`crowd`]: the agents a program drives (pure CPU); who is drawn and updated when in
+//!   `crowd::frame` (LOD levels and update rates, culling, instance records); the plaza's
+//!   wandering agents in `crowd::plaza` (behaviour, avoidance, terrain).
 //! - [`hybrid`]: the hybrid path's live tier: the nearest agents posed on the CPU each frame
 //!   from the bake's pose with foot IK on the ground, seamless handoffs, their measures.
-//! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL), GPU and CPU skinning paths.
+//! - [`render`]: wgpu rendering of baked crowds (Vulkan, GL): the crowd renderer, devices,
+//!   skinning paths and targets at the top; its insides in `render::draw`; helpers for
+//!   throng's own pictures (stage, ground, image comparison) in `render::pictures`.
 //! - Internal to the `throng` binary (not API; `throng --help` documents their commands):
 //!   `app`, the crowd demo of `throng demo` (a winit window with an egui panel, or a headless
 //!   picture); `bench`, the headless benchmark harness of `throng bench` and its report;

@@ -1,6 +1,7 @@
 //! How the source tree is laid out, beside the size and layering rules of `tests/shape.rs`:
 //! one module layout for the whole tree (a module with children is `x/mod.rs`, never `x.rs`
-//! beside a folder `x/`), so a reader finds a module's root in one place; and no two public
+//! beside a folder `x/`), so a reader finds a module's root in one place; `render/` and
+//! `crowd/` with their public API at the top and the rest in sub-folders; and no two public
 //! types of one name.
 
 use super::{root, rust_files};
@@ -40,6 +41,37 @@ fn every_module_folder_has_its_root_inside() {
         "two module layouts side by side (the tree uses x/mod.rs):\n{}",
         wrong.join("\n")
     );
+}
+
+/// The most `.rs` files at the top of `src/render/` and `src/crowd/` (issue 51: "about 12"):
+/// the top holds a module's public API, its insides and helpers go into sub-folders
+/// (`render/draw/`, `render/pictures/`, `crowd/frame/`, `crowd/plaza/`).
+const TOP_FILES: usize = 12;
+
+#[test]
+fn render_and_crowd_keep_their_insides_in_folders() {
+    for module in ["render", "crowd"] {
+        let dir = root().join("src").join(module);
+        let files: Vec<String> = std::fs::read_dir(&dir)
+            .expect("read a module folder")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "rs"))
+            .map(|p| {
+                p.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert!(
+            (2..=TOP_FILES).contains(&files.len()),
+            "src/{module}/ holds {} files at its top (at most {TOP_FILES}: its public API; insides \
+             and helpers go into a sub-folder): {}",
+            files.len(),
+            files.join(", ")
+        );
+    }
 }
 
 /// Names two types may share: each command's clap arguments are `Args` in its own module of
