@@ -592,6 +592,12 @@ fn hostile_commands(n: &str) -> Vec<(String, Vec<OsString>)> {
                 "out/d.png",
             ],
         ),
+        // Without --bake the demo would first bake the built-in crowd into the cache: the
+        // presets are read before that.
+        (
+            &toml,
+            vec!["demo", "--lod-config", &toml, "--headless", "--frames", "1"],
+        ),
         (&throng, vec!["inspect", &throng]),
         (
             &throng,
@@ -642,6 +648,7 @@ fn inputs_that_are_not_files_or_too_large_get_one_message_at_once() {
         .map(|e| e.file_name())
         .collect();
     assert!(written.is_empty(), "written: {written:?}");
+    assert!(!dir.join("cache").exists(), "nothing baked into the cache");
     eprintln!("{runs} refusals, the slowest in {slowest:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -189,13 +189,7 @@ impl Scene {
     pub fn new(options: &DemoOptions) -> Result<Self, AppError> {
         let file = Arc::new(ThrongFile::open(&options.bake)?);
         let presets = lod_presets(options.lod_config.as_deref())?;
-        let policy = presets.get(&options.lod).cloned().ok_or_else(|| {
-            AppError::Settings(format!(
-                "no LOD preset '{}' (there are: {})",
-                options.lod,
-                presets.names().collect::<Vec<_>>().join(", ")
-            ))
-        })?;
+        let policy = lod_policy(&presets, &options.lod)?;
         let mut attachments = Vec::new();
         if options.hats {
             for c in 0..file.characters().len() as u32 {
@@ -335,6 +329,19 @@ impl Scene {
     pub fn frame(&self) -> CrowdFrame<'_> {
         CrowdFrame::of(self.crowd.crowd())
     }
+}
+
+/// The LOD preset `name` of `presets`.
+///
+/// # Errors
+/// [`AppError::Settings`] naming the presets there are, when none has that name.
+pub fn lod_policy(presets: &LodPresets, name: &str) -> Result<LodPolicy, AppError> {
+    presets.get(name).cloned().ok_or_else(|| {
+        AppError::Settings(format!(
+            "no LOD preset '{name}' (there are: {})",
+            presets.names().collect::<Vec<_>>().join(", ")
+        ))
+    })
 }
 
 /// The policy the crowd runs for `skinning`: with its live tier on the hybrid path, without

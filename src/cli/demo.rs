@@ -187,6 +187,9 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
             .filter_map(|(p, what)| Some((p.as_deref()?, *what)));
         check_not_input(p, inputs)?;
     }
+    // The LOD presets and the one asked for, before a bake that may take minutes.
+    let presets = crate::crowd::lod_presets(args.lod_config.as_deref())?;
+    crate::app::scene::lod_policy(&presets, &args.lod)?;
     let bake = match (&args.input, &args.bake) {
         (Some(input), _) => cached_bake(input, external)?,
         (None, Some(p)) => p.clone(),
