@@ -1,0 +1,131 @@
+//! LOD for any mesh: the third-party characters baked bare (no recipe, no character file) get
+//! real LOD reductions within the error limit, whether flat-shaded (Fox), built of rigid parts
+//! (RobotExpressive) or smooth (CesiumMan), and the bake's notes say so.
+
+use crate::common;
+
+use std::path::Path;
+
+use throng::bake::{BakeOptions, CharacterReport, Recipe, bake};
+use throng::import::{ImportOptions, load};
+
+/// Bakes `path` bare and returns its character report and the recipe's `lod_max_error` scaled
+/// to model units by the largest mesh part's extent (each part's error is relative to its
+/// own extent, so no part's error may exceed this).
+fn bake_bare(path: &Path) -> (CharacterReport, Vec<f32>, f32) {
+    let recipe = Recipe::for_model(path, Path::new("unused.throng"));
+    let baked = bake(
+        &recipe,
+        &BakeOptions {
+            force: true,
+            progress: None,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let model = load(path, &ImportOptions::default()).unwrap();
+    let extent = model
+        .meshes
+        .iter()
+        .map(|m| {
+            let b = m.mesh.bounds();
+            (b.max - b.min).max_element()
+        })
+        .fold(0.0, f32::max);
+    // LOD building is part of the baker's time: printed for the record, not asserted (see
+    // DESIGN.md: performance claims live in benchmarks).
+    let start = std::time::Instant::now();
+    for part in &model.meshes {
+        throng::mesh::generate(&part.mesh, &recipe.lods, &Default::default()).unwrap();
+    }
+    println!(
+        "{}: LOD levels of {} parts generated in {:?}",
+        path.display(),
+        model.meshes.len(),
+        start.elapsed()
+    );
+    let character = baked.report.characters.into_iter().next().unwrap();
+    println!(
+        "{}: LOD triangles {:?}, errors {:?} (limit {} model units)",
+        character.name,
+        character.lod_triangles,
+        character.lod_errors,
+        recipe.lod_max_error * extent
+    );
+    (character, recipe.lods, recipe.lod_max_error * extent)
+}
+
+/// Checks what every bare bake must give: levels that shrink, errors within the limit, and a
+/// note for each level that kept far more than asked.
+fn check_levels(report: &CharacterReport, ratios: &[f32], limit: f32) {
+    let t = &report.lod_triangles;
+    assert_eq!(t.len(), ratios.len());
+    assert_eq!(
+        ratios.first(),
+        Some(&1.0),
+        "the default recipe's LOD 0 is the source"
+    );
+    assert!(t.windows(2).all(|w| w[1] < w[0]), "{t:?}");
+    assert_eq!(report.lod_errors[0], 0.0);
+    for e in &report.lod_errors {
+        assert!(
+            e.is_finite() && *e >= 0.0 && *e <= limit,
+            "error {e} over {limit}"
+        );
+    }
+    let noted = |l: usize| {
+        report
+            .warnings
+            .iter()
+            .any(|w| w.starts_with(&format!("LOD {l} asked")))
+    };
+    for l in 1..t.len() {
+        // The bake's own rule for a note: half as many triangles again as asked.
+        let short = t[l] as f32 > ratios[l] * t[0] as f32 * 1.5 + 3.0;
+        assert_eq!(noted(l), short, "LOD {l}: {:?}", report.warnings);
+    }
+}
+
+/// The task's bar for meshes that did not simplify at all before welding: LOD 1 (asked for
+/// half) keeps at most 60% of LOD 0's triangles. 60% rather than 50% leaves room for what the
+/// error limit and locked part borders legitimately stop.
+fn check_real_reduction(name: &str) {
+    let Some(path) = common::shared_asset(name) else {
+        return;
+    };
+    let (report, ratios, limit) = bake_bare(&path);
+    check_levels(&report, &ratios, limit);
+    let t = &report.lod_triangles;
+    assert!(
+        t[1] as f32 <= 0.6 * t[0] as f32,
+        "{name}: LOD 1 kept {} of {} triangles",
+        t[1],
+        t[0]
+    );
+}
+
+#[test]
+fn fox_flat_shaded_simplifies() {
+    check_real_reduction("Fox.glb");
+}
+
+#[test]
+fn robot_expressive_rigid_parts_simplify() {
+    check_real_reduction("RobotExpressive.glb");
+}
+
+#[test]
+fn cesium_man_reaches_its_ratios() {
+    let Some(path) = common::shared_asset("CesiumMan.glb") else {
+        return;
+    };
+    let (report, ratios, limit) = bake_bare(&path);
+    check_levels(&report, &ratios, limit);
+    // A smooth mesh reaches each ratio; meshopt may stop a collapse or two past the target
+    // (2% slack, the same allowance the simplifier gives itself).
+    let t = &report.lod_triangles;
+    for (l, r) in ratios.iter().enumerate().skip(1) {
+        let target = (t[0] as f32 * r).floor();
+        assert!(t[l] as f32 <= (target * 1.02).ceil(), "LOD {l}: {}", t[l]);
+    }
+}

@@ -1,0 +1,33 @@
+//! From a model to a bake: import (glTF features, interpolation, the mannequin, the shared
+//! third-party models), the animation core (blend trees, state machines, loops, ground speed,
+//! allocation-free evaluation), character files, recipes, and the baked file's contents
+//! (identical bakes, LOD of any mesh, shared poses, the three.js reference).
+//!
+//! One test binary per area: each binary links throng with wgpu, naga and egui, and linking
+//! forty-odd of them was a large part of a CI build. Modules are the former one-file binaries;
+//! `cargo test --test AREA MODULE::` runs one of them. Helpers shared by every area live in
+//! `tests/common`.
+//!
+//! `no_alloc` brings a counting `#[global_allocator]` into this whole binary: it counts only
+//! on the thread of the test that asked (a thread-local count), so the other modules run beside
+//! it unaffected.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bake_file;
+mod bake_identical;
+mod blend_pipeline;
+mod character_file;
+mod ground_speed;
+mod import_features;
+mod interpolation;
+mod lod_any_mesh;
+mod loops;
+mod mannequin;
+mod no_alloc;
+mod recipe_units;
+mod reference;
+mod shared_models;
+mod shared_poses;
+mod state_machine;

@@ -1,0 +1,254 @@
+//! `throng bake`, `throng inspect FILE.throng` and `throng export-texture` end to end: the
+//! summary, idempotent re-bakes, JSON, images, and clear errors that leave existing files alone.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use common::throng;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A copy of the walker test character and its recipe in a fresh folder (so the recipe's
+/// relative output lands there), returning the recipe path.
+fn walker(tag: &str) -> PathBuf {
+    let dir = common::temp_dir(tag);
+    let fixtures = root().join("tests/fixtures");
+    let character = std::fs::read_to_string(fixtures.join("walker.toml"))
+        .unwrap()
+        .replace(
+            "../../assets/mannequin.glb",
+            &common::mannequin_path().display().to_string(),
+        );
+    std::fs::write(dir.join("walker.toml"), character).unwrap();
+    let recipe = dir.join("walker-bake.toml");
+    std::fs::copy(fixtures.join("walker-bake.toml"), &recipe).unwrap();
+    recipe
+}
+
+#[test]
+fn bake_prints_a_summary_then_finds_the_file_up_to_date() {
+    let recipe = walker("cli-bake");
+    let out_file = recipe.with_file_name("walker.throng");
+    let r = recipe.display().to_string();
+    let (code, out, err) = throng(&["bake", &r]);
+    assert_eq!(code, 0, "{err}");
+    for part in [
+        "baked ",
+        "walker.throng",
+        "1 characters",
+        "precision: f32 (asked for)",
+        "character 'walker': 19 joints",
+        "state greet speed=1.2",
+        "interpolation error",
+        "root motion",
+    ] {
+        assert!(out.contains(part), "missing {part:?} in:\n{out}");
+    }
+    let before = std::fs::read(&out_file).unwrap();
+    let (code, out, _) = throng(&["bake", &r]);
+    assert_eq!(code, 0);
+    assert!(out.contains("is up to date"), "{out}");
+    // A changed input bakes again; the output is the same file, rewritten.
+    let text = std::fs::read_to_string(&recipe)
+        .unwrap()
+        .replace("fps = 20", "fps = 10");
+    std::fs::write(&recipe, text).unwrap();
+    let (code, out, _) = throng(&["bake", &r, "--quiet"]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    let after = std::fs::read(&out_file).unwrap();
+    assert_ne!(before, after);
+    // --rebuild bakes although nothing changed, and gives the same bytes (bakes are
+    // deterministic).
+    let (code, out, _) = throng(&["bake", &r, "--rebuild"]);
+    assert!(code == 0 && out.starts_with("baked "), "{out}");
+    assert_eq!(std::fs::read(&out_file).unwrap(), after);
+}
+
+#[test]
+fn inspect_and_export_texture_read_a_bake() {
+    let recipe = walker("cli-inspect");
+    let file = recipe.with_file_name("w.throng");
+    let f = file.display().to_string();
+    let (code, _, err) = throng(&["bake", &recipe.display().to_string(), "-o", &f, "-q"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = throng(&["inspect", &f]);
+    assert_eq!(code, 0);
+    for part in [
+        "throng format 1.1",
+        "speed/s",
+        "rgba32f texels",
+        "TEXL",
+        "character 'walker'",
+        "foot_l@0.000",
+        "LOD 1 (ratio 0.3)",
+    ] {
+        assert!(out.contains(part), "missing {part:?} in:\n{out}");
+    }
+    let (code, out, _) = throng(&["inspect", &f, "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["version"], "1.1");
+    let joints = v["characters"][0]["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), 19);
+    assert!(
+        joints.iter().all(|j| j["node"].is_u64()),
+        "every joint has its glTF node"
+    );
+    let anims = v["characters"][0]["anims"].as_array().unwrap();
+    assert!(
+        anims
+            .iter()
+            .any(|a| a["name"] == "greet" && a["param"] == "speed")
+    );
+    // Format 1.1 per animation: a looping state at `speed` has a ground speed (its root
+    // motion's when it has one, else the parameter's) and names its state and parameters; a
+    // clip names its glTF animation; the mannequin's walk and run, bare clips without root
+    // motion, have the speed measured from their feet and its slide.
+    for a in anims {
+        if a["kind"] == "clip" {
+            assert!(
+                a["source"]["gltf_animations"]
+                    .as_array()
+                    .is_some_and(|g| g.len() == 1),
+                "{a}"
+            );
+            if (a["name"] == "walk" || a["name"] == "run") && a.get("cycle_motion").is_none() {
+                assert!(
+                    a["ground_speed"].is_number() && a["foot_slide"].is_number(),
+                    "{a}"
+                );
+            }
+        }
+        if a.get("cycle_motion").is_some() {
+            assert!(
+                a["foot_slide"].is_null(),
+                "root motion is not measured: {a}"
+            );
+        }
+        if a["kind"] == "state" && a["param"] == "speed" && a["looping"] == true {
+            assert!(a["ground_speed"].is_number(), "{a}");
+            if a.get("cycle_motion").is_none() {
+                assert_eq!(a["ground_speed"], a["param_value"], "{a}");
+            }
+            assert!(a["source"]["state"].is_u64(), "{a}");
+            assert!(
+                a["source"]["params"]
+                    .as_array()
+                    .is_some_and(|p| !p.is_empty()),
+                "{a}"
+            );
+        }
+    }
+    assert_eq!(
+        v["metadata"]["tool"],
+        format!("throng {}", env!("CARGO_PKG_VERSION"))
+    );
+
+    let texels = v["texel_count"].as_u64().unwrap();
+    for ext in ["png", "exr"] {
+        let img = recipe.with_file_name(format!("t.{ext}"));
+        let (code, out, err) = throng(&["export-texture", &f, &img.display().to_string()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&format!("texels of {texels}")), "{out}");
+        let decoded = image::open(&img).unwrap();
+        // Default width: 3 texels per joint, one frame per row.
+        assert_eq!(decoded.width(), 57);
+        assert_eq!(u64::from(decoded.height()), texels.div_ceil(57));
+        if ext == "exr" {
+            // Floats survive: texel 0 is row 0 of frame 0's first joint, a rotation row.
+            let px = decoded.to_rgba32f();
+            let r = px.get_pixel(0, 0).0;
+            let len = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]).sqrt();
+            assert!((len - 1.0).abs() < 1e-4, "{r:?}");
+        }
+    }
+    let (code, _, err) = throng(&["export-texture", &f, "t.jpg"]);
+    assert!(
+        code != 0 && err.contains("give an output ending in .exr"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_is_named_and_leaves_existing_files_alone() {
+    let dir = common::temp_dir("cli-bad-bake");
+    let d = |n: &str| dir.join(n).display().to_string();
+    // A recipe with a mistake: the error names the file and line; nothing is written.
+    std::fs::write(
+        dir.join("r.toml"),
+        "output = \"x.throng\"\nfps = \"fast\"\n[[characters]]\nmodel = \"a.glb\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = throng(&["bake", &d("r.toml")]);
+    assert!(
+        code != 0 && err.contains("r.toml") && err.contains("'fast' is not a frame rate"),
+        "{err}"
+    );
+    assert!(!dir.join("x.throng").exists());
+    // A model that is missing.
+    let (code, _, err) = throng(&["bake", &d("missing.glb"), "-o", &d("m.throng")]);
+    assert!(code != 0 && err.contains("missing.glb"), "{err}");
+    // Not a recipe or a model.
+    let (code, _, err) = throng(&["bake", &d("notes.txt")]);
+    assert!(
+        code != 0 && err.contains("give a recipe (.toml) or a glTF model"),
+        "{err}"
+    );
+    // An over-budget f16 bake is refused, and the file it would replace is untouched.
+    let keep = dir.join("keep.throng");
+    std::fs::write(&keep, b"precious").unwrap();
+    std::fs::write(
+        dir.join("f16.toml"),
+        format!(
+            "output = \"keep.throng\"\nprecision = \"f16\"\nmax_precision_error = 0.00001\n[[characters]]\nmodel = {:?}\n",
+            common::mannequin_path().display().to_string()
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = throng(&["bake", &d("f16.toml"), "-q"]);
+    assert!(
+        code != 0 && err.contains("f16 texels would move vertices"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&keep).unwrap(), b"precious");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    // A damaged .throng file: inspect says what is wrong, by name.
+    let bytes = std::fs::read(root().join("tests/fixtures/format-1.0.throng")).unwrap();
+    let mut bad = bytes.clone();
+    bad[3000] ^= 4;
+    std::fs::write(dir.join("bad.throng"), &bad).unwrap();
+    let (code, _, err) = throng(&["inspect", &d("bad.throng")]);
+    assert!(
+        code != 0 && err.contains("bad.throng: content checksum"),
+        "{err}"
+    );
+    std::fs::write(dir.join("cut.throng"), &bytes[..2000]).unwrap();
+    let (code, _, err) = throng(&["export-texture", &d("cut.throng"), &d("o.png")]);
+    assert!(code != 0 && err.contains("truncated"), "{err}");
+    assert!(!dir.join("o.png").exists());
+}
+
+#[test]
+fn bake_help_explains_inputs_and_options() {
+    let (code, out, _) = throng(&["bake", "--help"]);
+    assert_eq!(code, 0);
+    for part in [
+        "RECIPE",
+        "--force",
+        "--rebuild",
+        "docs/BAKING.md",
+        "bake/mannequin.toml",
+    ] {
+        assert!(out.contains(part), "missing {part:?} in:\n{out}");
+    }
+}
