@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub mod gpu;
 pub mod mutate;
@@ -59,9 +60,14 @@ pub fn mannequin_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.glb")
 }
 
-/// A fresh empty directory under the system temp dir, unique per test and process.
+/// A fresh empty directory under the system temp dir, unique per call and process: the tests
+/// of a whole area share one process, and two modules may pick the same tag (hostile_corpus's
+/// "hostile-deep" is hostile_character's "deep"), so a count of calls keeps them apart.
 pub fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("throng-test-{}-{tag}", std::process::id()));
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, Ordering::Relaxed);
+    let name = format!("throng-test-{}-{n}-{tag}", std::process::id());
+    let dir = std::env::temp_dir().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
