@@ -455,7 +455,7 @@ struct Out { @builtin(position) clip: vec4<f32>, @location(0) colour: vec3<f32> 
 impl Boxes {
     fn new(device: &wgpu::Device, format: wgpu::TextureFormat) -> Self {
         // Four boxes, 2 m wide and 3 m tall, around the plaza's centre: red, green, blue and
-        // gold, saturated so that tests/embed_example.rs tells them from the pastel crowd.
+        // gold, saturated so that tests/cli/embed_example.rs tells them from the pastel crowd.
         let colours = [
             [0.8, 0.02, 0.02],
             [0.02, 0.6, 0.03],

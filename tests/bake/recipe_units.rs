@@ -319,7 +319,7 @@ fn root_motion_speed_follows_the_factor() {
         for a in &c.anims {
             assert!(a.root_motion, "{}", a.name);
             // Tolerance: the track is resampled at 60 keys/s and summed in f32 (as in
-            // tests/bake_file.rs), then scaled.
+            // tests/bake/bake_file.rs), then scaled.
             assert!(
                 a.declared_speed.is_some_and(|s| (s - speed).abs() < 2e-4),
                 "{height:?} '{}': {:?} m/s, expected {speed}",

@@ -346,7 +346,7 @@ fn cpu_skinning_of_changed_agents_only_draws_what_gpu_skinning_draws() {
     }
     let (d, _) = image_diff::compare(&pictures[0], &pictures[1]);
     eprintln!("gpu vs cpu: {d:?}");
-    // As tests/render_gpu.rs's image parity: both paths compute the same matrices in f32, so
+    // As tests/render/render_gpu.rs's image parity: both paths compute the same matrices in f32, so
     // a mean of at most 1/255 and at most 0.2% of pixels showing something else; a stale
     // cached agent would show as a whole misplaced figure, far more.
     assert!(d.mean <= 1.0 / 255.0, "mean difference {}", d.mean);

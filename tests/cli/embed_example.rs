@@ -4,7 +4,7 @@
 //!
 //! `cargo test` builds the examples before it runs tests; this test runs the built example
 //! (beside the test binary, in `target/*/examples/`). A lone `cargo test --test
-//! embed_example` does not build examples: build them first (`cargo build --examples`).
+//! cli embed_example::` does not build examples: build them first (`cargo build --examples`).
 
 use crate::common;
 
@@ -14,7 +14,7 @@ use std::process::Command;
 /// The example's binary, built by `cargo test` beside this test's own binary.
 fn example() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");
-    // target/<profile>/deps/embed_example-HASH -> target/<profile>/examples/embed
+    // target/<profile>/deps/cli-HASH -> target/<profile>/examples/embed
     let profile = exe
         .parent()
         .and_then(|d| d.parent())
@@ -73,7 +73,7 @@ fn the_embedding_example_draws_its_own_boxes_and_the_crowd_in_one_pass() {
     let exe = example();
     assert!(
         exe.exists(),
-        "{} is missing: `cargo test` builds it; after a lone `cargo test --test embed_example`, run `cargo build --examples` first",
+        "{} is missing: `cargo test` builds it; after a lone `cargo test --test cli embed_example::`, run `cargo build --examples` first",
         exe.display()
     );
     let dir = common::temp_dir("embed-example");

@@ -2,7 +2,7 @@
 //! truncation of a small file is an error; files with valid checksums but hostile tables (huge
 //! counts, ranges past the end, parents out of order, broken UTF-8, NaN texels) get a typed
 //! error naming the problem; the committed format 1.0 and 1.1 fixtures stay readable forever.
-//! (The reader's fuzz and its saved crashing inputs are in tests/fuzz.rs.)
+//! (The reader's fuzz and its saved crashing inputs are in tests/hostile/fuzz.rs.)
 
 use crate::common;
 

@@ -18,7 +18,7 @@ fn cpu_skinning_matches_the_pipeline_at_baked_frames() {
     let mut recipe = Recipe::load(&root.join("bake/mannequin.toml")).unwrap();
     recipe.precision = PrecisionChoice::F32;
     // The pipeline's own poses are the reference: no foot locking, which moves the walk's and
-    // run's legs off them by design (tests/bake_file.rs checks what it changes).
+    // run's legs off them by design (tests/bake/bake_file.rs checks what it changes).
     recipe
         .characters
         .iter_mut()

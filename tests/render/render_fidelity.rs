@@ -2,7 +2,7 @@
 //! (standing, walking, held agents and a moving camera, on the GPU and the CPU path), colour
 //! (base-colour textures read as sRGB) and the ground (the relief's terrace at its height, and
 //! a ground that reaches under a plaza wider than the default one). Shadows and the pictures' parity are in
-//! tests/render_gpu.rs.
+//! tests/render/render_gpu.rs.
 //!
 //! A missing backend skips with a printed reason, unless `THRONG_REQUIRE_BACKENDS` names it
 //! (CI sets `vulkan,gl`), in which case the test fails.
