@@ -3,10 +3,8 @@
 //! allocation-free evaluation), character files, recipes, and the baked file's contents
 //! (identical bakes, LOD of any mesh, shared poses, the three.js reference).
 //!
-//! One test binary per area: each binary links throng with wgpu, naga and egui, and linking
-//! forty-odd of them was a large part of a CI build. Modules are the former one-file binaries;
-//! `cargo test --test AREA MODULE::` runs one of them. Helpers shared by every area live in
-//! `tests/common`.
+//! One binary per area (Cargo.toml's `[[test]]` entries say why); `cargo test --test bake
+//! MODULE::` runs one module.
 //!
 //! `no_alloc` brings a counting `#[global_allocator]` into this whole binary: it counts only
 //! on the thread of the test that asked (a thread-local count), so the other modules run beside

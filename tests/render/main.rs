@@ -2,10 +2,8 @@
 //! the reference images, the shaders under naga, models with missing images, and the hybrid
 //! (live) tier.
 //!
-//! One test binary per area: each binary links throng with wgpu, naga and egui, and linking
-//! forty-odd of them was a large part of a CI build. Modules are the former one-file binaries;
-//! `cargo test --test AREA MODULE::` runs one of them. Helpers shared by every area live in
-//! `tests/common`.
+//! One binary per area (Cargo.toml's `[[test]]` entries say why); `cargo test --test render
+//! MODULE::` runs one module.
 
 #[path = "../common/mod.rs"]
 mod common;
