@@ -1,4 +1,4 @@
-//! Mutations of the fuzz (tests/fuzz.rs): of bytes, of a JSON document's structure (glTF),
+//! Mutations of the fuzz (tests/hostile/fuzz.rs): of bytes, of a JSON document's structure (glTF),
 //! of a GLB's chunks and of a TOML document's structure and text. Each takes the generator,
 //! so an input replays from its seed.
 
