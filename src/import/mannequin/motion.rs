@@ -5,6 +5,7 @@
 use glam::{EulerRot, Quat, Vec3};
 
 use super::rig::{ANKLE_HEIGHT, JOINTS, idx, local_offset};
+use super::variant::{RUN_ARM_SWING, RUN_SPEED, Variant, WALK_SPEED, WALK_STEP_HEIGHT};
 
 /// Keys per second of every clip.
 pub(super) const FPS: f32 = 30.0;
@@ -84,21 +85,21 @@ fn rot(x: f32, y: f32, z: f32) -> Quat {
     Quat::from_euler(EulerRot::YXZ, y, x, z)
 }
 
-fn keys(
-    name: &'static str,
-    period: f32,
-    hips_moves: bool,
-    joints: &[usize],
-    pose_at: impl Fn(f32) -> Pose,
-) -> ClipKeys {
+/// The poses of one loop `period` seconds long at every key, [`FPS`] keys per second; the last
+/// repeats the first pose exactly, so the loop is seamless.
+fn cycle(period: f32, pose_at: impl Fn(f32) -> Pose) -> Vec<Pose> {
     let frames = (period * FPS).round() as usize;
-    let times: Vec<f32> = (0..=frames).map(|f| f as f32 / FPS).collect();
-    // The last key repeats the first pose exactly, so the loop is seamless.
-    let poses: Vec<Pose> = (0..=frames)
+    (0..=frames)
         .map(|f| pose_at((f % frames) as f32 / frames as f32))
-        .collect();
+        .collect()
+}
+
+/// The keys of `poses` (one per key, [`FPS`] apart): rotations of `joints`, and the hips'
+/// translation when `hips_moves`.
+fn keys(name: &'static str, hips_moves: bool, joints: &[usize], poses: &[Pose]) -> ClipKeys {
+    let times: Vec<f32> = (0..poses.len()).map(|f| f as f32 / FPS).collect();
     let mut rotations: Vec<(usize, Vec<Quat>)> = joints.iter().map(|&j| (j, Vec::new())).collect();
-    for pose in &poses {
+    for pose in poses {
         for (j, list) in &mut rotations {
             let q = pose.rot[*j].normalize();
             // Keep consecutive keys in one hemisphere: slerp takes the short way anyway, but
@@ -115,6 +116,43 @@ fn keys(
         times,
         hips_translation: hips_moves.then(|| poses.iter().map(|p| p.hips).collect()),
         rotations,
+    }
+}
+
+/// The mean model-space distance joint `j` moves between consecutive keys of `poses`.
+fn motion_per_key(poses: &[Pose], j: usize) -> f32 {
+    let at: Vec<Vec3> = poses.iter().map(|p| p.world_position(j)).collect();
+    let moved: f32 = at.windows(2).map(|w| (w[1] - w[0]).length()).sum();
+    moved / (at.len().max(2) - 1) as f32
+}
+
+/// Moves the left hand at the last key of the seamless cycle `poses` away from where the
+/// first key has it by `frames` times the hand's mean motion per key, by turning the upper arm
+/// about its swing axis (the shoulder's x) at that key alone: the seam a cut that does not end
+/// where it starts leaves in one limb.
+fn open_seam(poses: &mut [Pose], frames: f32) {
+    let distance = frames * motion_per_key(poses, idx::HAND_L);
+    let Some(last) = poses.last_mut() else {
+        return;
+    };
+    let pivot = last.world_position(idx::UPPER_ARM_L);
+    let axis = last.world_rotation(idx::SHOULDER_L) * Vec3::X;
+    let arm = last.world_position(idx::HAND_L) - pivot;
+    let radius = (arm - axis * arm.dot(axis)).length();
+    // A turn by `angle` moves a point `radius` from the axis by 2 radius sin(angle / 2).
+    let angle = 2.0 * (distance / (2.0 * radius)).min(1.0).asin();
+    last.rot[idx::UPPER_ARM_L] = Quat::from_rotation_x(angle) * last.rot[idx::UPPER_ARM_L];
+}
+
+/// Moves the hips (and with them the whole body) of key `k` of `poses` by `per_cycle` ×
+/// k / (last key): drift, or root motion, growing linearly over the cycle.
+fn travel(poses: &mut [Pose], per_cycle: Vec3) {
+    if per_cycle == Vec3::ZERO {
+        return;
+    }
+    let last = (poses.len().max(2) - 1) as f32;
+    for (k, p) in poses.iter_mut().enumerate() {
+        p.hips += per_cycle * (k as f32 / last);
     }
 }
 
@@ -239,16 +277,11 @@ fn gait_pose(g: &Gait, phase: f32) -> Pose {
     p
 }
 
-/// Walking speed of the `walk` clip (played in place), metres per second.
-pub const WALK_SPEED: f32 = 1.2;
-/// Running speed of the `run` clip (played in place), metres per second.
-pub const RUN_SPEED: f32 = 3.0;
-
 const WALK: Gait = Gait {
     speed: WALK_SPEED,
     period: 1.0,
     stance: 0.6,
-    step_height: 0.1,
+    step_height: WALK_STEP_HEIGHT,
     lean: 0.05,
     arm_swing: 0.3,
     arm_back: 0.0,
@@ -266,7 +299,7 @@ const RUN: Gait = Gait {
     stance: 0.3,
     step_height: 0.24,
     lean: 0.18,
-    arm_swing: 0.55,
+    arm_swing: RUN_ARM_SWING,
     arm_back: 0.25,
     toe_off: 0.6,
     heel_strike: 0.0,
@@ -325,16 +358,147 @@ fn wave_pose(phase: f32) -> Pose {
     p
 }
 
-/// The four clips, each one loop long.
-pub(super) fn clips() -> Vec<ClipKeys> {
+/// The four clips of `variant`, each one loop long: the walk and run at its speeds, the run's
+/// seam, and the walk's and run's drift and root motion.
+pub(super) fn clips(variant: &Variant) -> Vec<ClipKeys> {
+    let walk = Gait {
+        speed: variant.walk_speed,
+        step_height: variant.walk_step_height,
+        ..WALK
+    };
+    let run = Gait {
+        speed: variant.run_speed,
+        arm_swing: variant.run_arm_swing,
+        ..RUN
+    };
+    let mut walk_poses = cycle(walk.period, |ph| gait_pose(&walk, ph));
+    let mut run_poses = cycle(run.period, |ph| gait_pose(&run, ph));
+    // The seam is measured on the cycle as authored, before any drift or root motion.
+    if variant.run_seam > 0.0 {
+        open_seam(&mut run_poses, variant.run_seam);
+    }
+    for (poses, g) in [(&mut walk_poses, &walk), (&mut run_poses, &run)] {
+        let forward = if variant.in_place {
+            0.0
+        } else {
+            g.speed * g.period
+        };
+        let drift = variant.hips_drift;
+        travel(poses, Vec3::new(drift.x, 0.0, drift.y + forward));
+    }
     vec![
-        keys("idle", 4.0, true, &LEGS_AND_BODY, idle_pose),
-        keys("walk", WALK.period, true, &LEGS_AND_BODY, |ph| {
-            gait_pose(&WALK, ph)
-        }),
-        keys("run", RUN.period, true, &LEGS_AND_BODY, |ph| {
-            gait_pose(&RUN, ph)
-        }),
-        keys("wave", 2.0, false, &UPPER_BODY, wave_pose),
+        keys("idle", true, &LEGS_AND_BODY, &cycle(4.0, idle_pose)),
+        keys("walk", true, &LEGS_AND_BODY, &walk_poses),
+        keys("run", true, &LEGS_AND_BODY, &run_poses),
+        keys("wave", false, &UPPER_BODY, &cycle(2.0, wave_pose)),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+
+    use super::super::{LARGE_SEAM, SMALL_SEAM};
+    use super::*;
+
+    fn run_poses() -> Vec<Pose> {
+        cycle(RUN.period, |ph| gait_pose(&RUN, ph))
+    }
+
+    #[test]
+    fn a_seam_moves_the_left_hand_by_its_frames_of_motion() {
+        let seamless = run_poses();
+        let per_key = motion_per_key(&seamless, idx::HAND_L);
+        // The run's hands swing a few centimetres per key at 30 keys per second.
+        assert!(per_key > 0.02 && per_key < 0.2, "{per_key} m per key");
+        for frames in [SMALL_SEAM, 1.0, LARGE_SEAM] {
+            let mut poses = run_poses();
+            open_seam(&mut poses, frames);
+            let (first, last) = (&poses[0], &poses[poses.len() - 1]);
+            let gap =
+                (last.world_position(idx::HAND_L) - first.world_position(idx::HAND_L)).length();
+            // f32 forward kinematics on metre-sized positions: a few micrometres.
+            assert!(
+                (gap / per_key - frames).abs() < 1e-3,
+                "seam {gap} m is {} frames, not {frames}",
+                gap / per_key
+            );
+            // Only the left upper arm's last key changed.
+            for (k, (a, b)) in seamless.iter().zip(&poses).enumerate() {
+                for (j, joint) in JOINTS.iter().enumerate() {
+                    let changed = a.rot[j] != b.rot[j];
+                    let expected = k == poses.len() - 1 && j == idx::UPPER_ARM_L;
+                    assert_eq!(changed, expected, "key {k} joint {}", joint.name);
+                }
+                assert_eq!(a.hips, b.hips);
+            }
+        }
+    }
+
+    fn hips_keys(v: &Variant, clip: &str) -> Vec<Vec3> {
+        clips(v)
+            .into_iter()
+            .find(|c| c.name == clip)
+            .and_then(|c| c.hips_translation)
+            .unwrap()
+    }
+
+    #[test]
+    fn drift_and_root_motion_move_the_hips_linearly_over_the_cycle() {
+        let base = Variant::default();
+        let drift = Vec2::new(0.05, -0.02);
+        let drifting = Variant {
+            hips_drift: drift,
+            ..base
+        };
+        let travelling = Variant {
+            in_place: false,
+            ..base
+        };
+        for (clip, speed, period) in [
+            ("walk", WALK_SPEED, WALK.period),
+            ("run", RUN_SPEED, RUN.period),
+        ] {
+            let plain = hips_keys(&base, clip);
+            // In place: the hips only bob; they never leave x = z = 0.
+            assert!(plain.iter().all(|h| h.x == 0.0 && h.z == 0.0), "{clip}");
+            let last = (plain.len() - 1) as f32;
+            for (v, per_cycle) in [
+                (drifting, Vec3::new(drift.x, 0.0, drift.y)),
+                (travelling, Vec3::new(0.0, 0.0, speed * period)),
+            ] {
+                let moved = hips_keys(&v, clip);
+                for (k, (a, b)) in plain.iter().zip(&moved).enumerate() {
+                    let expected = *a + per_cycle * (k as f32 / last);
+                    assert!(
+                        b.abs_diff_eq(expected, 1e-6),
+                        "{clip} key {k}: {b} not {expected}"
+                    );
+                }
+            }
+        }
+        // The idle keeps its hips where they were (the wave keys none).
+        assert_eq!(hips_keys(&drifting, "idle"), hips_keys(&base, "idle"));
+    }
+
+    #[test]
+    fn a_faster_walk_slides_its_planted_foot_faster() {
+        for speed in [0.8, WALK_SPEED, 1.6] {
+            let g = Gait { speed, ..WALK };
+            // Mid-stance (flat foot, 20% to 55% of the stance): the ankle slides back at speed.
+            let (a, b) = (0.3 * g.stance, 0.4 * g.stance);
+            let (pa, _) = foot_pose(&g, a);
+            let (pb, _) = foot_pose(&g, b);
+            let v = (pb.z - pa.z) / ((b - a) * g.period);
+            assert!((v + speed).abs() < 1e-4, "{v} m/s at {speed}");
+            // And the IK reaches it: the posed ankle is where the foot pose puts it.
+            let pose = gait_pose(&g, a);
+            let ankle = pose.world_position(idx::FOOT_L);
+            let target = JOINTS[idx::FOOT_L].position + pa;
+            assert!(
+                ankle.abs_diff_eq(target, 1e-4),
+                "{ankle} for {target} at {speed}"
+            );
+        }
+    }
 }
