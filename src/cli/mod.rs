@@ -62,7 +62,7 @@ enum Command {
     /// Render one deterministic frame of a baked crowd offscreen to a PNG (Vulkan or GL, GPU or
     /// CPU skinning).
     Render(render::Args),
-    /// Write the built-in procedural mannequin as a GLB file.
+    /// Write the built-in procedural mannequin, or a Mixamo-style variant of it, as a GLB file.
     GenMannequin(mannequin::Args),
     /// Run a character's state machine through a scripted sequence of parameter changes and
     /// print active states, transition weights and events per step as JSON lines.

@@ -23,6 +23,7 @@ mod interpolation;
 mod lod_any_mesh;
 mod loops;
 mod mannequin;
+mod mannequin_variants;
 mod no_alloc;
 mod recipe_units;
 mod reference;
