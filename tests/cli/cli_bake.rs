@@ -80,7 +80,7 @@ fn inspect_and_export_texture_read_a_bake() {
     assert_eq!(code, 0);
     for part in [
         "throng format 1.1",
-        "speed/s",
+        "speed m/s",
         "rgba32f texels",
         "TEXL",
         "character 'walker'",
