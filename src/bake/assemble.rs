@@ -241,10 +241,11 @@ impl<'a> Assembly<'a> {
                 }),
             },
         };
+        // Only a looping animation has a ground speed: agents walk with it cycle after cycle;
+        // a one-shot's travel is its root motion.
+        let ground_speed = declared_speed.or(d.measured.speed).filter(|_| s.looping);
         b.push_anim_facts(&AnimFacts {
-            // Only a looping animation has a ground speed: agents walk with it cycle after
-            // cycle; a one-shot's travel is its root motion.
-            ground_speed: declared_speed.or(d.measured.speed).filter(|_| s.looping),
+            ground_speed,
             foot_slide: d.measured.foot_slide,
             feet_locked: j.lock.is_some(),
             source,
@@ -270,7 +271,11 @@ impl<'a> Assembly<'a> {
             note: j.note.clone(),
             measured_speed: d.measured.speed,
             foot_slide: d.measured.foot_slide,
-            no_ground_speed: d.measured.why_not.map(|e| e.to_string()),
+            no_ground_speed: d
+                .measured
+                .why_not
+                .filter(|_| s.looping && ground_speed.is_none())
+                .map(|e| e.to_string()),
             loop_seam: j.seam,
             root_drift: j.drift.as_ref().map(|d| d.travel.length()),
             foot_lock: j.lock.as_ref().map(|l| l.largest),

@@ -66,8 +66,10 @@ pub struct AnimReport {
     /// With `measured_speed`: the residual slip of the planted feet when the character moves
     /// at that speed, metres per second (RMS over planted samples, ≥ 0).
     pub foot_slide: Option<f32>,
-    /// Why a looping animation without root motion has no measured ground speed (a foot never
-    /// lifts, is not planted long enough, the feet do not slide back); `None` otherwise.
+    /// Why a looping animation has no ground speed, neither declared nor measured (a foot
+    /// never lifts, is not planted long enough, the feet do not slide back); `None` for one
+    /// that has a ground speed and for one played once. The file's metadata keeps it
+    /// (`no_ground_speed`, docs/FORMAT.md).
     pub no_ground_speed: Option<String>,
     /// For a clip: how far its last pose is from its first, every point of the mesh, with any
     /// removed root drift taken out, as a fraction of the height (≥ 0; it loops when this is

@@ -121,6 +121,9 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
             if let Some(n) = &a.note {
                 s += &format!("        note: {n}\n");
             }
+            if let Some(why) = &a.no_ground_speed {
+                s += &format!("        no ground speed: {why}\n");
+            }
         }
     }
     s

@@ -1,7 +1,8 @@
 //! `throng inspect FILE.throng`: the header, sections, characters, animations, events, LOD
 //! meshes and the errors measured at bake time, as text or JSON. Format 1.1's additions show
 //! as each joint's glTF `node` and each animation's `ground_speed`, `foot_slide` and `source`
-//! (`null` where the file records none, as every 1.0 file). Lengths are metres, printed as
+//! (`null` where the file records none, as every 1.0 file); each looping animation without a
+//! ground speed shows why (`no_ground_speed`, from `META`). Lengths are metres, printed as
 //! text in the unit that suits them ([`length`]).
 
 use std::fmt::Write as _;
@@ -91,6 +92,8 @@ struct AnimInfo {
     foot_slide: Option<f32>,
     /// The baker locked its planted feet to `ground_speed`.
     feet_locked: bool,
+    /// Why a looping animation has no ground speed (`META`'s `no_ground_speed`).
+    no_ground_speed: Option<String>,
     source: Option<SourceInfo>,
     events: Vec<EventInfo>,
     /// Union of the per-frame bounds: min then max.
@@ -200,6 +203,12 @@ fn report(f: &ThrongFile) -> Report {
                             ground_speed: f.ground_speed(ai),
                             foot_slide: f.foot_slide(ai),
                             feet_locked: f.feet_locked(ai),
+                            no_ground_speed: f
+                                .metadata()
+                                .no_ground_speed
+                                .iter()
+                                .find(|n| usize::try_from(n.anim).is_ok_and(|n| n == ai))
+                                .map(|n| n.why.clone()),
                             source: source(f, ai),
                             events: f.events()[a.first_event as usize..][..a.event_count as usize]
                                 .iter()
@@ -326,6 +335,9 @@ fn text(r: &Report) -> String {
                     None => String::new(),
                 }
             );
+            if let Some(why) = &a.no_ground_speed {
+                let _ = writeln!(s, "        no ground speed: {why}");
+            }
         }
         let lods = c.meshes.iter().map(|m| m.lod + 1).max().unwrap_or(0);
         for lod in 0..lods {
