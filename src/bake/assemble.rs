@@ -241,10 +241,11 @@ impl<'a> Assembly<'a> {
                 }),
             },
         };
+        // Only a looping animation has a ground speed: agents walk with it cycle after cycle;
+        // a one-shot's travel is its root motion.
+        let ground_speed = declared_speed.or(d.measured.speed).filter(|_| s.looping);
         b.push_anim_facts(&AnimFacts {
-            // Only a looping animation has a ground speed: agents walk with it cycle after
-            // cycle; a one-shot's travel is its root motion.
-            ground_speed: declared_speed.or(d.measured.speed).filter(|_| s.looping),
+            ground_speed,
             foot_slide: d.measured.foot_slide,
             feet_locked: j.lock.is_some(),
             source,
@@ -270,7 +271,11 @@ impl<'a> Assembly<'a> {
             note: j.note.clone(),
             measured_speed: d.measured.speed,
             foot_slide: d.measured.foot_slide,
-            no_ground_speed: d.measured.why_not.map(|e| e.to_string()),
+            no_ground_speed: d
+                .measured
+                .why_not
+                .filter(|_| s.looping && ground_speed.is_none())
+                .map(|e| e.to_string()),
             loop_seam: j.seam,
             root_drift: j.drift.as_ref().map(|d| d.travel.length()),
             foot_lock: j.lock.as_ref().map(|l| l.largest),
@@ -308,14 +313,13 @@ impl<'a> Assembly<'a> {
     }
 
     /// Writes the meshes of character `ci`, LOD-major, with their vertices, indices and
-    /// images; returns the triangles and largest simplification error per LOD level.
+    /// images; returns the triangles and largest simplification error (metres) per LOD level.
     fn meshes(&mut self, ci: usize, l: &Loaded) -> Result<(Vec<usize>, Vec<f32>), BakeError> {
         let model = &l.model;
         let at = self.lod_levels(ci, l)?;
         let levels = &self.lod_cache[at].1;
-        // Simplification errors are measured on the unscaled mesh, in model units; the
-        // character's scale stretches them by at most its largest factor.
-        let lod_scale = l.factors.max_element();
+        // Simplification errors are measured on each part's vertices, in its own units; its
+        // skinning matrices and the character's scale carry them into metres.
         let b = &mut self.builder;
         let mut images: Vec<Option<u32>> = vec![None; model.materials.len()];
         let (mut lod_triangles, mut lod_errors) = (Vec::new(), Vec::new());
@@ -323,8 +327,10 @@ impl<'a> Assembly<'a> {
             let (mut tris, mut err) = (0, 0.0f32);
             for (part, parts) in levels.iter().enumerate() {
                 let level = &parts[lod];
+                let scale = l.part_scales.get(part).copied();
+                let error = level.error * scale.unwrap_or_else(|| l.factors.max_element());
                 tris += level.mesh.triangle_count();
-                err = err.max(level.error * lod_scale);
+                err = err.max(error);
                 let material = model.materials.get(level.mesh.material);
                 let image = match material.and_then(|m| m.base_color_texture.as_ref()) {
                     Some(t) => *images[level.mesh.material]
@@ -347,7 +353,7 @@ impl<'a> Assembly<'a> {
                         0
                     },
                     ratio: level.ratio,
-                    error: level.error * lod_scale,
+                    error,
                     first_vertex,
                     vertex_count: level.mesh.vertex_count() as u32,
                     first_index,

@@ -460,6 +460,18 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         precision: reason.clone(),
         precision_budget: recipe.precision_budget,
         interpolation_budget: recipe.interpolation_budget,
+        // The report's animations are the file's, in its order (character by character).
+        no_ground_speed: characters
+            .iter()
+            .flat_map(|c| &c.anims)
+            .enumerate()
+            .filter_map(|(anim, a)| {
+                Some(crate::format::NoGroundSpeed {
+                    anim: anim as u32,
+                    why: a.no_ground_speed.clone()?,
+                })
+            })
+            .collect(),
     };
     let texels = b.texel_count();
     Ok(Baked {

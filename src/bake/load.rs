@@ -2,7 +2,8 @@
 //! recipe's tint applied to its materials, the per-joint boxes the measures use, its standing
 //! height as authored, the scale that puts it in metres (the recipe's `height` or `scale`, or
 //! the default rule of [`Size::factor`](crate::bake::Size::factor)) and its height in metres
-//! (what every error budget is a fraction of).
+//! (what every error budget is a fraction of), and per mesh part the metres one unit of its
+//! vertices makes.
 //!
 //! The standing height is the y extent of the conservative box of its skinned mesh (the
 //! per-joint boxes of `measure`) in the rest pose: the glTF nodes' own transforms, no clip
@@ -48,6 +49,14 @@ pub(super) struct Loaded {
     pub rule: Option<DefaultRule>,
     /// Height in the rest pose, scaled: metres.
     pub height: f32,
+    /// Per mesh part: metres per unit of its own coordinates (its vertex positions, which
+    /// the baker simplifies). The largest stretch ([`JointBoxes::stretch`]) of the rest pose's
+    /// skinning matrices, its scale applied, over the joints that move the part; the largest
+    /// of [`Loaded::factors`] for a part that no matrix stretches. A model authored in
+    /// centimetres under a 0.01 node scale keeps its vertices in centimetres and the 0.01 in
+    /// its matrices: this is what carries a length measured on the vertices (a LOD error) into
+    /// metres.
+    pub part_scales: Vec<f32>,
     /// The keys of its `[[characters]]` entry that have no effect on it, as warnings.
     pub unused_keys: Vec<String>,
     /// The index in the recipe of the first character loaded from the same source (the same
@@ -192,6 +201,15 @@ fn load(
     let scale = Mat4::from_scale(factors);
     let scaled: Vec<Mat4> = rest.iter().map(|m| scale * *m).collect();
     let height = measure_height(&boxes, &scaled);
+    let part_scales = model
+        .meshes
+        .iter()
+        .map(|p| {
+            JointBoxes::new(model.skeleton.len(), [&p.mesh])
+                .stretch(&scaled)
+                .unwrap_or(factors.max_element())
+        })
+        .collect();
     let unused_keys = unused_keys(spec, &model, character.as_deref());
     Ok(Loaded {
         name,
@@ -203,6 +221,7 @@ fn load(
         standing,
         rule,
         height,
+        part_scales,
         unused_keys,
         poses,
     })

@@ -69,6 +69,25 @@ impl JointBoxes {
         self.boxes.is_empty()
     }
 
+    /// The largest factor by which `skin` (one matrix per joint) stretches a bind-space
+    /// length, over the joints that move a vertex: the longest axis (column) of their
+    /// matrices. For the rotations and per-axis scales that glTF nodes and a recipe's scale
+    /// compose, that is exactly the largest scale factor. `None` when no joint moves a vertex
+    /// or no matrix of theirs stretches by a finite amount above 0.
+    pub fn stretch(&self, skin: &[Mat4]) -> Option<f32> {
+        let s = self
+            .boxes
+            .iter()
+            .filter_map(|(j, _, _)| skin.get(*j))
+            .map(|m| {
+                let axes = [m.x_axis, m.y_axis, m.z_axis].map(|a| a.truncate().length());
+                axes[0].max(axes[1]).max(axes[2])
+            })
+            .filter(|s| s.is_finite())
+            .fold(0.0f32, f32::max);
+        (s > 0.0).then_some(s)
+    }
+
     /// Bounds (min, max) of the mesh skinned with `skin` (one matrix per joint); for no meshes,
     /// the bounds of the matrices' translation columns.
     pub fn bounds(&self, skin: &[Mat4]) -> (Vec3, Vec3) {
@@ -216,6 +235,28 @@ mod tests {
         assert_eq!(boxes.error(&[Mat4::IDENTITY; 2], &[Mat4::IDENTITY; 2]), 0.0);
         let nan = [Mat4::IDENTITY, Mat4::from_cols_array(&[f32::NAN; 16])];
         assert!(boxes.error(&[Mat4::IDENTITY; 2], &nan).is_infinite());
+    }
+
+    /// The stretch is the largest scale of the joints that move a vertex (a joint that moves
+    /// none is left out), whatever their rotations; none when nothing stretches.
+    #[test]
+    fn stretch_is_the_largest_scale_of_the_joints_that_move_vertices() {
+        let mut mesh = two_joint_bar();
+        // Joint 2 moves no vertex: its scale of 50 must not count.
+        let boxes = JointBoxes::new(3, [&mesh]);
+        let turn = Quat::from_rotation_y(0.7) * Quat::from_rotation_x(-1.1);
+        let skin = [
+            Mat4::from_scale_rotation_translation(Vec3::splat(0.01), turn, Vec3::ONE),
+            Mat4::from_scale_rotation_translation(Vec3::new(0.01, 0.03, 0.02), turn, Vec3::ZERO),
+            Mat4::from_scale(Vec3::splat(50.0)),
+        ];
+        // f32 rotation rounding: a few ulps of 0.03.
+        let s = boxes.stretch(&skin).unwrap();
+        assert!((s - 0.03).abs() < 1e-8, "{s}");
+        assert_eq!(boxes.stretch(&[Mat4::IDENTITY; 3]), Some(1.0));
+        assert_eq!(boxes.stretch(&[Mat4::ZERO; 3]), None);
+        mesh.weights.iter_mut().for_each(|w| *w = [0.0; 4]);
+        assert_eq!(JointBoxes::new(3, [&mesh]).stretch(&skin), None);
     }
 
     /// [`JointBoxes::error`] as it was before [`JointBoxes::error_above`] passed joints over:

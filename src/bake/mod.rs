@@ -63,5 +63,5 @@ pub use recipe::{
     CharacterSpec, DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size, Source,
 };
 pub use replay::Replay;
-pub use report::{AnimReport, BakeReport, CharacterReport};
+pub use report::{AnimReport, BakeReport, CharacterReport, length};
 pub use texels::{from_rows, lerp, rows, skinned_error, through_f16};

@@ -3,6 +3,27 @@
 
 use crate::format::TexelFormat;
 
+/// A length in metres as `throng bake` and `throng inspect` print it, in the unit that suits
+/// its size: millimetres under 1 cm (`0.42 mm`, `8.7 mm`), centimetres under 1 m (`3.3 cm`),
+/// else metres (`1.83 m`); `0 m` for 0. Rounded to 0.01 mm under 1 mm, 0.1 mm under 1 cm,
+/// 1 mm under 1 m and 1 cm above: the errors and distances it prints are bounds and measures,
+/// of which two or three digits say enough.
+pub fn length(metres: f32) -> String {
+    let size = metres.abs();
+    if metres == 0.0 {
+        "0 m".into()
+    } else if size < 0.001 {
+        format!("{:.2} mm", metres * 1000.0)
+    } else if size < 0.01 {
+        format!("{:.1} mm", metres * 1000.0)
+    } else if size < 1.0 {
+        format!("{:.1} cm", metres * 100.0)
+    } else {
+        // Past f32's range of lengths worth reading (and NaN) too.
+        format!("{metres:.2} m")
+    }
+}
+
 /// What was baked for one animation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnimReport {
@@ -32,28 +53,30 @@ pub struct AnimReport {
     /// Whether root motion is stored.
     pub root_motion: bool,
     /// The ground speed it declares, metres per second: its root motion over a cycle divided
-    /// by the cycle's length, else the value of the `speed` parameter it was baked at (model
-    /// units per second) times the character's factor along +z; `None` when neither.
+    /// by the cycle's length, else the value of the `speed` parameter it was baked at (the
+    /// model's units per second) times the character's factor along +z; `None` when neither.
     pub declared_speed: Option<f32>,
     /// A note on something approximate (a state whose layers do not repeat with it, feet that
     /// slide along another axis than forward).
     pub note: Option<String>,
     /// Ground speed measured from the planted feet (`anim::gait`) for a looping animation
-    /// without root motion: model units per second along the model's +z, the axis a crowd moves
+    /// without root motion: metres per second along the model's +z, the axis a crowd moves
     /// agents along (> 0). `None` when not measured or when it has no ground speed.
     pub measured_speed: Option<f32>,
     /// With `measured_speed`: the residual slip of the planted feet when the character moves
-    /// at that speed, model units per second (RMS over planted samples, ≥ 0).
+    /// at that speed, metres per second (RMS over planted samples, ≥ 0).
     pub foot_slide: Option<f32>,
-    /// Why a looping animation without root motion has no measured ground speed (a foot never
-    /// lifts, is not planted long enough, the feet do not slide back); `None` otherwise.
+    /// Why a looping animation has no ground speed, neither declared nor measured (a foot
+    /// never lifts, is not planted long enough, the feet do not slide back); `None` for one
+    /// that has a ground speed and for one played once. The file's metadata keeps it
+    /// (`no_ground_speed`, docs/FORMAT.md).
     pub no_ground_speed: Option<String>,
     /// For a clip: how far its last pose is from its first, every point of the mesh, with any
     /// removed root drift taken out, as a fraction of the height (≥ 0; it loops when this is
     /// within `LOOP_TOLERANCE`, 0.01, unless the recipe says). `None` for a state.
     pub loop_seam: Option<f32>,
-    /// Horizontal root drift removed from the frames of a looping clip, model units over the
-    /// clip (the length of the hips' travel); `None` when nothing was removed.
+    /// Horizontal root drift removed from the frames of a looping clip, metres over the clip
+    /// (the length of the hips' travel); `None` when nothing was removed.
     pub root_drift: Option<f32>,
     /// For a cycle whose planted feet were locked to its measured ground speed (`bake::lock`):
     /// the largest horizontal correction given to a foot, metres; `None` when none was.
@@ -62,7 +85,8 @@ pub struct AnimReport {
 
 impl AnimReport {
     /// The measured figures as short texts for the bake report's `extra` column: ground speed
-    /// and foot slide (metres per second), loop seam (% of the height) and root drift removed.
+    /// and foot slide (metres per second), loop seam (% of the height), the largest foot
+    /// lock and the root drift removed ([`length`]s).
     pub fn figures(&self) -> Vec<String> {
         let mut out = Vec::new();
         if let (Some(v), Some(slide)) = (self.measured_speed, self.foot_slide) {
@@ -74,10 +98,10 @@ impl AnimReport {
             out.push(format!("seam {:.2}%", seam * 100.0));
         }
         if let Some(d) = self.foot_lock {
-            out.push(format!("feet locked (up to {:.1} cm)", d * 100.0));
+            out.push(format!("feet locked (up to {})", length(d)));
         }
         if let Some(d) = self.root_drift {
-            out.push(format!("root drift {d:.3} removed"));
+            out.push(format!("root drift {} removed", length(d)));
         }
         out
     }
@@ -117,4 +141,24 @@ pub struct BakeReport {
     pub format_reason: String,
     /// Texels written.
     pub texels: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::length;
+
+    #[test]
+    fn lengths_print_in_the_unit_that_suits_them() {
+        for (metres, text) in [
+            (0.0, "0 m"),
+            (0.000_42, "0.42 mm"),
+            (0.008_71, "8.7 mm"),
+            (0.0329, "3.3 cm"),
+            (0.865, "86.5 cm"),
+            (1.832, "1.83 m"),
+            (-0.0329, "-3.3 cm"),
+        ] {
+            assert_eq!(length(metres), text, "{metres} m");
+        }
+    }
 }

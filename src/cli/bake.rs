@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::baking::{bake_and_write, recipe_for};
-use crate::bake::{BakeReport, DefaultSource, check_output, default_recipe, up_to_date};
+use crate::bake::{BakeReport, DefaultSource, check_output, default_recipe, length, up_to_date};
 
 /// Arguments of `throng bake`.
 #[derive(Debug, clap::Args)]
@@ -41,9 +41,9 @@ pub struct Args {
     quiet: bool,
 }
 
-/// A length in model units with its fraction of the character's height.
+/// An error in metres with its fraction of the character's height.
 fn err(e: f32, height: f32) -> String {
-    format!("{e:.2e} ({:.3}%)", e / height * 100.0)
+    format!("{} ({:.3}%)", length(e), e / height * 100.0)
 }
 
 /// The summary printed after a bake.
@@ -66,14 +66,14 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
     s += &format!("precision: {}\n", report.format_reason);
     for c in &report.characters {
         s += &format!(
-            "\ncharacter '{}': {} joints, height {:.3}; LOD triangles {}\n",
+            "\ncharacter '{}': {} joints, height {:.3} m; LOD triangles {}\n",
             c.name,
             c.joints,
             c.height,
             c.lod_triangles
                 .iter()
                 .zip(&c.lod_errors)
-                .map(|(t, e)| format!("{t} (error {e:.2e})"))
+                .map(|(t, e)| format!("{t} (error {})", length(*e)))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -120,6 +120,9 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
             );
             if let Some(n) = &a.note {
                 s += &format!("        note: {n}\n");
+            }
+            if let Some(why) = &a.no_ground_speed {
+                s += &format!("        no ground speed: {why}\n");
             }
         }
     }

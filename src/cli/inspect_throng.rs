@@ -1,7 +1,9 @@
 //! `throng inspect FILE.throng`: the header, sections, characters, animations, events, LOD
 //! meshes and the errors measured at bake time, as text or JSON. Format 1.1's additions show
 //! as each joint's glTF `node` and each animation's `ground_speed`, `foot_slide` and `source`
-//! (`null` where the file records none, as every 1.0 file).
+//! (`null` where the file records none, as every 1.0 file); each looping animation without a
+//! ground speed shows why (`no_ground_speed`, from `META`). Lengths are metres, printed as
+//! text in the unit that suits them ([`length`]).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -9,6 +11,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::bake::length;
 use crate::format::records::{NONE, anim_flags, anim_kind, mesh_flags};
 use crate::format::{Metadata, ThrongFile};
 
@@ -83,12 +86,14 @@ struct AnimInfo {
     precision_error: f32,
     #[serde(skip_serializing_if = "Option::is_none")]
     cycle_motion: Option<[f32; 3]>,
-    /// Model units per second.
+    /// Metres per second.
     ground_speed: Option<f32>,
-    /// Model units per second.
+    /// Metres per second.
     foot_slide: Option<f32>,
     /// The baker locked its planted feet to `ground_speed`.
     feet_locked: bool,
+    /// Why a looping animation has no ground speed (`META`'s `no_ground_speed`).
+    no_ground_speed: Option<String>,
     source: Option<SourceInfo>,
     events: Vec<EventInfo>,
     /// Union of the per-frame bounds: min then max.
@@ -198,6 +203,12 @@ fn report(f: &ThrongFile) -> Report {
                             ground_speed: f.ground_speed(ai),
                             foot_slide: f.foot_slide(ai),
                             feet_locked: f.feet_locked(ai),
+                            no_ground_speed: f
+                                .metadata()
+                                .no_ground_speed
+                                .iter()
+                                .find(|n| usize::try_from(n.anim).is_ok_and(|n| n == ai))
+                                .map(|n| n.why.clone()),
                             source: source(f, ai),
                             events: f.events()[a.first_event as usize..][..a.event_count as usize]
                                 .iter()
@@ -277,20 +288,20 @@ fn text(r: &Report) -> String {
     for c in &r.characters {
         let _ = writeln!(
             s,
-            "\ncharacter '{}': {} joints, height {:.3}",
+            "\ncharacter '{}': {} joints, height {:.3} m",
             c.name,
             c.joints.len(),
             c.height
         );
         let _ = writeln!(
             s,
-            "  {:<5} {:<22} {:>8} {:>7} {:>7} {:>9} {:>11}  {:>12} {:>12}  events",
+            "  {:<5} {:<22} {:>8} {:>7} {:>7} {:>9} {:>11}  {:>10} {:>10}  events",
             "kind",
             "name",
             "length",
             "frames",
             "fps",
-            "speed/s",
+            "speed m/s",
             "first texel",
             "interp err",
             "prec err",
@@ -302,7 +313,7 @@ fn text(r: &Report) -> String {
             };
             let _ = writeln!(
                 s,
-                "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2} {:>9} {:>11}  {:>12.3e} {:>12.3e}  {}{}{}",
+                "  {:<5} {:<22} {:>7.3}s {:>7} {:>7.2} {:>9} {:>11}  {:>10} {:>10}  {}{}{}",
                 a.kind,
                 name,
                 a.duration,
@@ -311,8 +322,8 @@ fn text(r: &Report) -> String {
                 a.ground_speed
                     .map_or("-".to_string(), |v| format!("{v:.3}")),
                 a.first_texel,
-                a.interpolation_error,
-                a.precision_error,
+                length(a.interpolation_error),
+                length(a.precision_error),
                 a.events
                     .iter()
                     .map(|e| format!("{}@{:.3}", e.name, e.time))
@@ -320,22 +331,25 @@ fn text(r: &Report) -> String {
                     .join(" "),
                 if a.looping { "" } else { " (once)" },
                 match a.cycle_motion {
-                    Some(m) => format!(" root motion {:.3},{:.3} per cycle", m[0], m[1]),
+                    Some(m) => format!(" root motion {:.3},{:.3} m per cycle", m[0], m[1]),
                     None => String::new(),
                 }
             );
+            if let Some(why) = &a.no_ground_speed {
+                let _ = writeln!(s, "        no ground speed: {why}");
+            }
         }
         let lods = c.meshes.iter().map(|m| m.lod + 1).max().unwrap_or(0);
         for lod in 0..lods {
             let level: Vec<&MeshInfo> = c.meshes.iter().filter(|m| m.lod == lod).collect();
             let _ = writeln!(
                 s,
-                "  LOD {lod} (ratio {}): {} parts, {} vertices, {} triangles, error {:.2e}",
+                "  LOD {lod} (ratio {}): {} parts, {} vertices, {} triangles, error {}",
                 level.first().map_or(1.0, |m| m.ratio),
                 level.len(),
                 level.iter().map(|m| m.vertices).sum::<u32>(),
                 level.iter().map(|m| m.triangles).sum::<u32>(),
-                level.iter().map(|m| m.error).fold(0.0f32, f32::max)
+                length(level.iter().map(|m| m.error).fold(0.0f32, f32::max))
             );
         }
     }

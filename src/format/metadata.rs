@@ -36,6 +36,21 @@ pub struct Metadata {
     /// The budget for mid-frame interpolation error used by `fps = "auto"`, as a fraction of
     /// character height.
     pub interpolation_budget: f32,
+    /// Why each looping animation that has no ground speed has none, in animation order; empty
+    /// when every looping animation has one. Optional in the file: absent when empty (and in
+    /// files baked before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub no_ground_speed: Vec<NoGroundSpeed>,
+}
+
+/// Why a looping animation has no ground speed (`AEXT` records none for it).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoGroundSpeed {
+    /// The animation: its index in the file's `ANIM` table.
+    pub anim: u32,
+    /// The reason, in words (a foot never lifts, is not planted long enough, the planted feet
+    /// do not slide back).
+    pub why: String,
 }
 
 /// A JSON value read with every object's keys checked to be unique, at any depth: a `META`

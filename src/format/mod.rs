@@ -23,7 +23,7 @@ pub use container::{
     VERSION_MINOR, Writer,
 };
 pub use error::FormatError;
-pub use metadata::{InputFile, Metadata};
+pub use metadata::{InputFile, Metadata, NoGroundSpeed};
 pub use reader::ThrongFile;
 pub use records::{MAX_JOINTS, TEXELS_PER_MATRIX, TexelFormat};
 pub use texels::Texels;

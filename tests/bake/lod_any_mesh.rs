@@ -6,12 +6,16 @@ use crate::common;
 
 use std::path::Path;
 
-use throng::bake::{BakeOptions, CharacterReport, Recipe, bake};
+use throng::anim::Wrap;
+use throng::bake::measure::JointBoxes;
+use throng::bake::{BakeOptions, CharacterReport, Recipe, bake, standing_height};
+use throng::character::Poser;
 use throng::import::{ImportOptions, load};
 
-/// Bakes `path` bare and returns its character report and the recipe's `lod_max_error` scaled
-/// to model units by the largest mesh part's extent (each part's error is relative to its
-/// own extent, so no part's error may exceed this).
+/// Bakes `path` bare and returns its character report and the recipe's `lod_max_error` as a
+/// length in metres: each part's error is within it times the part's own extent (its vertices'
+/// units), which the rest pose's skinning matrices and the bake's factor carry into metres by
+/// at most their largest stretch, so no part's error may exceed the largest such product.
 fn bake_bare(path: &Path) -> (CharacterReport, Vec<f32>, f32) {
     let recipe = Recipe::for_model(path, Path::new("unused.throng"));
     let baked = bake(
@@ -24,12 +28,20 @@ fn bake_bare(path: &Path) -> (CharacterReport, Vec<f32>, f32) {
     )
     .unwrap();
     let model = load(path, &ImportOptions::default()).unwrap();
+    // A bare bake's factor is uniform: the baked height over the standing height as authored.
+    let factor = baked.report.characters[0].height / standing_height(&model);
+    let rest = Poser::new(&model)
+        .clip(&model, None, 0.0, Wrap::Clamp)
+        .to_vec();
     let extent = model
         .meshes
         .iter()
         .map(|m| {
             let b = m.mesh.bounds();
-            (b.max - b.min).max_element()
+            let stretch = JointBoxes::new(model.skeleton.len(), [&m.mesh])
+                .stretch(&rest)
+                .unwrap_or(1.0);
+            (b.max - b.min).max_element() * stretch * factor
         })
         .fold(0.0, f32::max);
     // LOD building is part of the baker's time: printed for the record, not asserted (see
@@ -46,7 +58,7 @@ fn bake_bare(path: &Path) -> (CharacterReport, Vec<f32>, f32) {
     );
     let character = baked.report.characters.into_iter().next().unwrap();
     println!(
-        "{}: LOD triangles {:?}, errors {:?} (limit {} model units)",
+        "{}: LOD triangles {:?}, errors {:?} m (limit {} m)",
         character.name,
         character.lod_triangles,
         character.lod_errors,

@@ -361,3 +361,163 @@ fn looping_does_not_depend_on_the_size() {
     );
     assert_eq!(short, looping(460.0));
 }
+
+/// The mannequin as a Mixamo-style export writes a character: its vertices, joint offsets,
+/// inverse binds' translations and translation keys in centimetres, every node under a root
+/// node that scales by 0.01. It poses and renders as the metre model does; only the units of
+/// its numbers differ. Written as `mannequin-cm.gltf` with its buffer beside it in `dir`.
+fn mannequin_in_centimetres(dir: &Path) -> PathBuf {
+    let glb = std::fs::read(common::mannequin_path()).unwrap();
+    let u32_at = |o: usize| u32::from_le_bytes(glb[o..o + 4].try_into().unwrap()) as usize;
+    let json_len = u32_at(12);
+    let mut json: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    let bin_at = 20 + json_len + 8;
+    let mut bin = glb[bin_at..bin_at + u32_at(20 + json_len)].to_vec();
+    // (accessor, which of its components are lengths)
+    let mut lengths: Vec<(usize, Vec<usize>)> = Vec::new();
+    for mesh in json["meshes"].as_array().unwrap() {
+        for p in mesh["primitives"].as_array().unwrap() {
+            lengths.push((
+                p["attributes"]["POSITION"].as_u64().unwrap() as usize,
+                vec![0, 1, 2],
+            ));
+        }
+    }
+    for skin in json["skins"].as_array().unwrap() {
+        let ibm = skin["inverseBindMatrices"].as_u64().unwrap() as usize;
+        lengths.push((ibm, vec![12, 13, 14]));
+    }
+    for anim in json["animations"].as_array().unwrap() {
+        for c in anim["channels"].as_array().unwrap() {
+            if c["target"]["path"] == "translation" {
+                let sampler = &anim["samplers"][c["sampler"].as_u64().unwrap() as usize];
+                lengths.push((sampler["output"].as_u64().unwrap() as usize, vec![0, 1, 2]));
+            }
+        }
+    }
+    lengths.sort();
+    lengths.dedup();
+    for (a, components) in &lengths {
+        let views = json["bufferViews"].clone();
+        let accessor = &mut json["accessors"][*a];
+        assert_eq!(accessor["componentType"], 5126, "accessor {a} is not float");
+        let width = match accessor["type"].as_str().unwrap() {
+            "VEC3" => 3,
+            "MAT4" => 16,
+            other => panic!("accessor {a} is {other}"),
+        };
+        for key in ["min", "max"] {
+            if let Some(v) = accessor[key].as_array_mut() {
+                for x in v.iter_mut() {
+                    *x = serde_json::json!(x.as_f64().unwrap() as f32 * 100.0);
+                }
+            }
+        }
+        let view = &views[accessor["bufferView"].as_u64().unwrap() as usize];
+        assert!(
+            view.get("byteStride").is_none(),
+            "accessor {a} is interleaved"
+        );
+        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+            + accessor["byteOffset"].as_u64().unwrap_or(0) as usize;
+        for e in 0..accessor["count"].as_u64().unwrap() as usize {
+            for k in components {
+                let at = start + (e * width + k) * 4;
+                let x = f32::from_le_bytes(bin[at..at + 4].try_into().unwrap()) * 100.0;
+                bin[at..at + 4].copy_from_slice(&x.to_le_bytes());
+            }
+        }
+    }
+    let roots = json["scenes"][0]["nodes"].clone();
+    let nodes = json["nodes"].as_array_mut().unwrap();
+    for node in nodes.iter_mut() {
+        if let Some(t) = node["translation"].as_array_mut() {
+            for x in t.iter_mut() {
+                *x = serde_json::json!(x.as_f64().unwrap() as f32 * 100.0);
+            }
+        }
+    }
+    let armature = nodes.len();
+    nodes.push(
+        serde_json::json!({"name": "Armature", "scale": [0.01, 0.01, 0.01], "children": roots}),
+    );
+    json["scenes"][0]["nodes"] = serde_json::json!([armature]);
+    json["buffers"][0]["uri"] = "mannequin-cm.bin".into();
+    std::fs::write(dir.join("mannequin-cm.bin"), &bin).unwrap();
+    let path = dir.join("mannequin-cm.gltf");
+    std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    path
+}
+
+/// A character authored in centimetres under a 0.01 node scale bakes the lengths of the same
+/// character authored in metres: height, LOD errors (measured on its centimetre vertices),
+/// bounds, errors and ground speeds, all in metres.
+#[test]
+fn centimetres_under_a_node_scale_bake_the_metres_of_the_metre_model() {
+    let dir = common::temp_dir("units-centimetres");
+    let (m, cm) = (
+        bare(&common::mannequin_path()),
+        bare(&mannequin_in_centimetres(&dir)),
+    );
+    let (rm, rc) = (&m.report.characters[0], &cm.report.characters[0]);
+    // f32 rounding: the centimetre numbers are the metre ones times 100, rounded, and the
+    // 0.01 scale rounds again on the way back, over a chain of joints: `rel` of the value,
+    // plus a micrometre for values near 0 (a bound's 0.06 mm differs by 0.13 µm).
+    let close = |x: f32, y: f32, rel: f32, what: &str| {
+        assert!(
+            (x - y).abs() <= rel * x.abs().max(y.abs()) + 1e-6,
+            "{what}: {y} (centimetres) against {x} (metres)"
+        );
+    };
+    close(rm.height, rc.height, 1e-5, "height");
+    assert_eq!(rm.lod_errors.len(), 3);
+    // The simplifier sees the same shape at 100 times the size and keeps as many triangles,
+    // but the order of its collapses follows f32 costs, which the rounding of the vertices
+    // times 100 perturbs: the errors differ by 0.6% (LOD 1) and 3.1% (LOD 2). 5% holds them
+    // and still tells metres from a factor of 100 (or of 0.01) left out.
+    assert_eq!(rm.lod_triangles, rc.lod_triangles);
+    for (l, (x, y)) in rm.lod_errors.iter().zip(&rc.lod_errors).enumerate() {
+        close(*x, *y, 0.05, &format!("LOD {l} error"));
+    }
+    for (x, y) in m.builder.meshes.iter().zip(&cm.builder.meshes) {
+        close(
+            x.error,
+            y.error,
+            0.05,
+            &format!("mesh {} LOD {} error", x.part, x.lod),
+        );
+    }
+    assert_eq!(rm.anims.len(), rc.anims.len());
+    for (x, y) in rm.anims.iter().zip(&rc.anims) {
+        let what = &x.name;
+        close(x.interpolation_error, y.interpolation_error, 1e-3, what);
+        match (x.measured_speed, y.measured_speed) {
+            (Some(s), Some(t)) => close(s, t, 1e-3, what),
+            (None, None) => {}
+            other => panic!("{what}: ground speeds {other:?}"),
+        }
+    }
+    // Bounds, per animation. Foot locking moves planted feet by up to `foot_lock`, and which
+    // samples near the stance rules' thresholds it locks can flip with rounding (the run's
+    // largest lock is 0.77 mm in metres, 1.46 mm in centimetres): the larger lock is allowed
+    // on top of the rounding.
+    for (ai, (x, y)) in m.builder.anims.iter().zip(&cm.builder.anims).enumerate() {
+        let (lm, lc) = (rm.anims[ai].foot_lock, rc.anims[ai].foot_lock);
+        let locked = lm.unwrap_or(0.0).max(lc.unwrap_or(0.0));
+        for f in 0..x.frame_count as usize {
+            let (bx, by) = (
+                &m.builder.bounds[x.first_bounds as usize + f],
+                &cm.builder.bounds[y.first_bounds as usize + f],
+            );
+            for k in 0..3 {
+                for (u, v) in [(bx.min[k], by.min[k]), (bx.max[k], by.max[k])] {
+                    let what = format!("{} frame {f} bounds", rm.anims[ai].name);
+                    assert!(
+                        (u - v).abs() <= 1e-4 * u.abs().max(v.abs()) + 1e-6 + locked,
+                        "{what}: {v} (centimetres) against {u} (metres)"
+                    );
+                }
+            }
+        }
+    }
+}

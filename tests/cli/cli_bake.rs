@@ -80,7 +80,7 @@ fn inspect_and_export_texture_read_a_bake() {
     assert_eq!(code, 0);
     for part in [
         "throng format 1.1",
-        "speed/s",
+        "speed m/s",
         "rgba32f texels",
         "TEXL",
         "character 'walker'",
@@ -172,6 +172,92 @@ fn inspect_and_export_texture_read_a_bake() {
         code != 0 && err.contains("give an output ending in .exr"),
         "{err}"
     );
+}
+
+/// The LOD errors a text names: `(error X)` in the summary's character line, `error X` at
+/// the end of inspect's LOD lines.
+fn lod_errors(text: &str) -> Vec<String> {
+    let summary = text
+        .lines()
+        .filter(|l| l.starts_with("character '"))
+        .flat_map(|l| l.split("(error ").skip(1))
+        .map(|e| e.split(')').next().unwrap_or("").to_string());
+    let inspect = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("LOD "))
+        .filter_map(|l| l.rsplit_once(", error ").map(|(_, e)| e.to_string()));
+    summary.chain(inspect).collect()
+}
+
+/// Lengths print in metres, in the same words in `throng bake`'s summary and in `inspect`;
+/// each looping clip without a ground speed says why, once, in the summary, in inspect's text
+/// and in its JSON (`no_ground_speed`, kept in the file's metadata).
+#[test]
+fn summary_and_inspect_say_metres_and_why_a_loop_has_no_ground_speed() {
+    let recipe = walker("cli-metres");
+    let file = recipe.with_file_name("w.throng");
+    let f = file.display().to_string();
+    let (code, summary, err) = throng(&["bake", &recipe.display().to_string(), "-o", &f]);
+    assert_eq!(code, 0, "{err}");
+    let (code, text, _) = throng(&["inspect", &f]);
+    assert_eq!(code, 0);
+    let (baked, inspected) = (lod_errors(&summary), lod_errors(&text));
+    // walker-bake.toml asks for two LOD levels.
+    assert_eq!(baked.len(), 2, "{summary}");
+    assert_eq!(baked, inspected, "summary:\n{summary}\ninspect:\n{text}");
+    assert_eq!(baked[0], "0 m");
+    assert!(
+        baked[1].ends_with(" mm") || baked[1].ends_with(" cm"),
+        "{baked:?}"
+    );
+    assert!(
+        summary.contains("height 1.") && summary.contains(" m; LOD"),
+        "{summary}"
+    );
+
+    let (code, json, _) = throng(&["inspect", &f, "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let anims = v["characters"][0]["anims"].as_array().unwrap();
+    let why: Vec<(&str, &str)> = anims
+        .iter()
+        .filter_map(|a| Some((a["name"].as_str()?, a["no_ground_speed"].as_str()?)))
+        .collect();
+    // The walker's idle clip loops in place: its feet never lift.
+    assert!(
+        why.iter()
+            .any(|(n, w)| *n == "idle" && w.contains("never lifts")),
+        "{why:?}"
+    );
+    for a in anims {
+        let has = a["no_ground_speed"].is_string();
+        assert_eq!(
+            has,
+            a["looping"] == true && a["ground_speed"].is_null(),
+            "a reason exactly for each loop without a ground speed: {a}"
+        );
+    }
+    // Each reason once per animation that has it (two clips may have the same).
+    for (name, w) in &why {
+        let line = format!("no ground speed: {w}\n");
+        let times = why.iter().filter(|(_, x)| x == w).count();
+        for (what, out) in [("summary", &summary), ("inspect", &text)] {
+            assert_eq!(
+                out.matches(&line).count(),
+                times,
+                "{name} in the {what}:\n{out}"
+            );
+        }
+    }
+    assert_eq!(
+        summary.matches("no ground speed: ").count(),
+        why.len(),
+        "{summary}"
+    );
+    let listed = v["metadata"]["no_ground_speed"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(listed, why.len(), "{}", v["metadata"]);
 }
 
 #[test]

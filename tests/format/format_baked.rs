@@ -373,25 +373,8 @@ fn missing_sections_and_bad_metadata_are_refused() {
         let name = String::from_utf8_lossy(&skip).into_owned();
         assert!(e.contains(&format!("no '{name}' section")), "{e}");
     }
-    let mut w = Writer::new();
-    for s in full.sections() {
-        let data = if s.kind == kinds::META {
-            b"{\"tool\": 3}".to_vec()
-        } else {
-            full.bytes()[s.range.clone()].to_vec()
-        };
-        w.add(s.kind, s.align, data).unwrap();
-    }
-    let e = read(&w.to_bytes()).err().unwrap();
-    assert!(
-        e.contains("section 'META' is not valid bake metadata"),
-        "{e}"
-    );
-    // A key twice, at the top or inside an input, is ambiguous: refused, not resolved.
-    let meta = serde_json::to_string(&b.metadata).unwrap();
-    let twice = meta.replacen('{', "{\"tool\": \"other\",", 1);
-    let input_twice = meta.replacen("\"path\":", "\"bytes\": 1, \"path\":", 1);
-    for (text, key) in [(twice, "tool"), (input_twice, "bytes")] {
+    // The file with its META replaced by `text`.
+    let with_meta = |text: &str| {
         let mut w = Writer::new();
         for s in full.sections() {
             let data = if s.kind == kinds::META {
@@ -401,10 +384,45 @@ fn missing_sections_and_bad_metadata_are_refused() {
             };
             w.add(s.kind, s.align, data).unwrap();
         }
-        let e = read(&w.to_bytes()).err().unwrap();
+        w.to_bytes()
+    };
+    let e = read(&with_meta("{\"tool\": 3}")).err().unwrap();
+    assert!(
+        e.contains("section 'META' is not valid bake metadata"),
+        "{e}"
+    );
+    // A key twice, at the top or inside an input, is ambiguous: refused, not resolved.
+    let meta = serde_json::to_string(&b.metadata).unwrap();
+    let twice = meta.replacen('{', "{\"tool\": \"other\",", 1);
+    let input_twice = meta.replacen("\"path\":", "\"bytes\": 1, \"path\":", 1);
+    for (text, key) in [(twice, "tool"), (input_twice, "bytes")] {
+        let e = read(&with_meta(&text)).err().unwrap();
         assert!(
             e.contains(&format!("the key \"{key}\" appears twice in one object")),
             "{e}"
+        );
+    }
+    // The one optional key, `no_ground_speed`: read when present, refused when malformed.
+    let reasons = |list: &str| meta.replacen('{', &format!("{{\"no_ground_speed\": {list},"), 1);
+    let f = read(&with_meta(&reasons(
+        "[{\"anim\": 0, \"why\": \"a foot never lifts\"}]",
+    )))
+    .unwrap();
+    let listed = &f.metadata().no_ground_speed;
+    assert_eq!(
+        (listed.len(), listed[0].why.as_str()),
+        (1, "a foot never lifts")
+    );
+    for bad in [
+        "{}",
+        "[{\"anim\": 0}]",
+        "[{\"anim\": -1, \"why\": \"x\"}]",
+        "[{\"anim\": 4294967296, \"why\": \"x\"}]",
+    ] {
+        let e = read(&with_meta(&reasons(bad))).err().unwrap();
+        assert!(
+            e.contains("section 'META' is not valid bake metadata"),
+            "{bad}: {e}"
         );
     }
 }

@@ -803,21 +803,36 @@ function parseMeta(raw) {
     }
     return node.value;
   };
-  const input = (node, what) => object(node, what, [['path', str], ['sha256', str], ['bytes', u64]]);
-  const inputs = (node, what) => {
-    if (node.type !== 'array') throw new MetaError(`${what} is not an array`);
-    return node.items.map((item, k) => input(item, `${what}[${k}]`));
+  const u32 = (node, what) => {
+    if (node.type !== 'number' || !/^(0|[1-9][0-9]*)$/.test(node.raw) || BigInt(node.raw) > 0xffffffffn) {
+      throw new MetaError(`${what} is not an integer from 0 to 2^32 - 1`);
+    }
+    return node.value;
   };
-  return object(root, 'META', [
+  const array = (item) => (node, what) => {
+    if (node.type !== 'array') throw new MetaError(`${what} is not an array`);
+    return node.items.map((x, k) => item(x, `${what}[${k}]`));
+  };
+  const input = (node, what) => object(node, what, [['path', str], ['sha256', str], ['bytes', u64]]);
+  const meta = object(root, 'META', [
     ['tool', str],
     ['input_key', str],
     ['recipe_path', str],
     ['recipe', str],
-    ['inputs', inputs],
+    ['inputs', array(input)],
     ['precision', str],
     ['precision_budget', num],
     ['interpolation_budget', num],
   ]);
+  // The one optional key: absent when every looping animation has a ground speed, and kept
+  // only when it lists something (as throng prints it).
+  const reasons = root.entries.find(([k]) => k === 'no_ground_speed');
+  if (reasons) {
+    const reason = (node, what) => object(node, what, [['anim', u32], ['why', str]]);
+    const list = array(reason)(reasons[1], 'META.no_ground_speed');
+    if (list.length) meta.no_ground_speed = list;
+  }
+  return meta;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -891,6 +906,8 @@ export function inspect(buffer, name = 'file') {
         out.ground_speed = a.groundSpeed === null ? null : f32Json(a.groundSpeed);
         out.foot_slide = a.footSlide === null ? null : f32Json(a.footSlide);
         out.feet_locked = a.feetLocked;
+        const reason = (f.metadata.no_ground_speed ?? []).find((n) => n.anim === f.anims.indexOf(a));
+        out.no_ground_speed = reason === undefined ? null : reason.why;
         if (a.source === null) out.source = null;
         else if ('state' in a.source) {
           out.source = { state: a.source.state, params: a.source.params.map((p) => ({ name: p.name, value: f32Json(p.value) })) };

@@ -7,7 +7,8 @@
 //! UV seam; then on vertices welded across normal seams, then across UV seams too (see
 //! `weld`: flat-shaded and many-island meshes share no vertex between triangles and would not
 //! simplify otherwise); then the sloppy simplifier. All weigh the geometric error against
-//! [`LodOptions::max_error`] and report it, which [`LodLevel::error`] records in model units.
+//! [`LodOptions::max_error`] and report it, which [`LodLevel::error`] records in the units of
+//! the mesh's positions (the baker carries it into metres).
 
 use glam::Vec3;
 use meshopt::{SimplifyOptions, VertexDataAdapter};
@@ -109,8 +110,9 @@ pub struct LodLevel {
     pub ratio: f32,
     /// The simplified mesh: a subset of the source vertices with every attribute unchanged.
     pub mesh: SkinnedMesh,
-    /// Geometric error of this level, metres (model units), >= 0: meshopt's relative error
-    /// scaled back by the mesh's extent. 0 for ratio 1.
+    /// Geometric error of this level, in the units of the mesh's positions (bind space, as
+    /// authored), >= 0: meshopt's relative error scaled back by the mesh's extent. 0 for
+    /// ratio 1.
     pub error: f32,
     /// How the level was made.
     pub method: LodMethod,
@@ -304,7 +306,7 @@ struct Welds {
     any_uv: Option<Weld>,
 }
 
-/// One simplification of a mesh: source vertex indices, error in model units, and how.
+/// One simplification of a mesh: source vertex indices, error in the mesh's units, and how.
 struct Attempt {
     indices: Vec<u32>,
     error: f32,
