@@ -52,7 +52,8 @@ pub(super) fn feet(l: &Loaded) -> Feet {
 
 /// The feet the baker measures on `model` (its joint boxes `boxes`) baked at `scale` (applied
 /// in model space, as the baker sizes a character) to a character `height` tall (metres, the
-/// baked height): [`gait::find_feet`] on its rest pose, each foot with its `POINTS`. Public
+/// baked height): [`gait::find_feet_skinned`] on its rest pose (skipping foot joints that move
+/// no vertex), each foot with its `POINTS`. Public
 /// so that benchmarks and tests follow the same feet as the baker.
 pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> Feet {
     let skeleton = &model.skeleton;
@@ -68,7 +69,7 @@ pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> F
         .zip(&bind)
         .map(|(m, b)| (scale * *m * *b).truncate())
         .collect();
-    let joints = gait::find_feet(skeleton, &rest, height);
+    let joints = gait::find_feet_skinned(skeleton, &rest, height, |j| boxes.corners(j).is_some());
     let hips = gait::hips(skeleton);
     Feet {
         points: joints

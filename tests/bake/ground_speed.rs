@@ -18,6 +18,7 @@ use throng::bake::{
 use throng::crowd::frame::record::joint_rows;
 use throng::crowd::{FramePose, Playback};
 use throng::format::ThrongFile;
+use throng::import::mannequin::{Variant, generate_variant};
 
 /// `model` baked bare (the recipe `throng bake MODEL.glb` uses), written and opened.
 fn bake_bare(model: &Path, tag: &str) -> (BakeReport, ThrongFile) {
@@ -307,13 +308,46 @@ fn mannequin_walk_and_run_measure_their_authored_speeds() {
         "{warnings:?}"
     );
     // Authored speeds (import::mannequin WALK_SPEED and RUN_SPEED, the speeds bake/mannequin.toml
-    // bakes its states at); 5% is the tolerance.
-    for (name, authored) in [("walk", 1.2f32), ("run", 3.0)] {
-        let v = anim(&report, name).measured_speed.expect("speed");
+    // bakes its states at).
+    authored_speeds(&report, 1.2, 3.0);
+}
+
+/// Asserts that the walk and run of `report` measure `walk` and `run` (m/s) within 5%, the
+/// issue's tolerance.
+fn authored_speeds(report: &BakeReport, walk: f32, run: f32) {
+    for (name, authored) in [("walk", walk), ("run", run)] {
+        let v = anim(report, name).measured_speed.expect("speed");
         assert!(
             (v - authored).abs() <= 0.05 * authored,
             "{name}: measured {v:.3} m/s, authored {authored} m/s"
         );
+    }
+}
+
+/// Mixamo-style in-place walks (`import::mannequin` variants): the Mixamo rig, whose toes end
+/// in joints that move no vertex (the feet are the toe bases, not a point above the sole), its
+/// walk lifting the ankle 3 cm (a foot clearing the floor by little: it must still lift), and
+/// the plain mannequin stepping 3 cm high. Each walk and run measures its authored speed.
+#[test]
+fn mixamo_style_in_place_walks_measure_their_authored_speeds() {
+    let low = Variant {
+        walk_step_height: 0.03,
+        ..Variant::default()
+    };
+    let variants = [
+        ("mixamo", Variant::mixamo()),
+        (
+            "mixamo-low-walk",
+            Variant::named("mixamo-low-walk").unwrap(),
+        ),
+        ("step-0.03", low),
+    ];
+    for (tag, v) in variants {
+        let dir = common::temp_dir(&format!("gait-variant-{tag}"));
+        let path = dir.join(format!("{tag}.glb"));
+        std::fs::write(&path, generate_variant(&v).expect("variant")).expect("write");
+        let report = check_bare(&path, tag, true, &["walk", "run"], &["idle", "wave"], &[]);
+        authored_speeds(&report, v.walk_speed, v.run_speed);
     }
 }
 

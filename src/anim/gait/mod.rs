@@ -26,12 +26,29 @@ pub const FOOT_NAMES: [&str; 5] = ["foot", "ankle", "toe", "paw", "heel"];
 pub const GROUND_LEAF_BAND: f32 = 0.05;
 
 /// A foot is planted only within this fraction of the character's height above its lowest
-/// point over the cycle. 5% (9 cm on 1.8 m): a hand-keyed run's stance foot compresses and
-/// rolls, its contact rising 3-5% of the height within the stance (Fox Run, RobotExpressive
-/// Running: at 3% a foot was in stance for 10-14% of the cycle); a swing clears the ground by
-/// a fifth of the height or more, and one passing lower moves forward, which the steady slide
-/// rule ([`STEADY`]) leaves out.
+/// point over the cycle, and only in the lower half of its own vertical range ([`band`]). 5%
+/// (9 cm on 1.8 m): a hand-keyed run's stance foot compresses and rolls, its contact rising
+/// 3-5% of the height within the stance (Fox Run, RobotExpressive Running: at 3% a foot was in
+/// stance for 10-14% of the cycle); a swing clears the ground by a fifth of the height or more,
+/// and one passing lower moves forward, which the steady slide rule ([`STEADY`]) leaves out.
 pub const GROUND_BAND: f32 = 0.05;
+
+/// A foot must rise at least this fraction of the character's height over its lowest point
+/// in the cycle to be stepping at all. 1% (1.8 cm on 1.8 m): a real walk's swing clears the
+/// floor by 1-2 cm at the sole (an in-place Mixamo walk lifts the ankle 3 cm, 1.7% of its
+/// height, at the lowest point of the foot), while a standing idle's feet, pinned to the
+/// ground, rise by millimetres. The stance band is then the lower half of that rise
+/// ([`band`]), so the lift itself is no longer bounded by [`GROUND_BAND`].
+pub const MIN_LIFT: f32 = 0.01;
+
+/// The stance band of a foot whose contact point rises `lift` over the cycle (model units) on
+/// a character `height` tall: [`GROUND_BAND`] of the height, but no more than half the foot's
+/// own rise. A foot that clears the ground by little (an in-place walk lifting 3 cm) is on the
+/// ground in the lower half of its range and in the air in the upper half; one that lifts a
+/// tenth of the height or more keeps the whole 5% band.
+pub fn band(lift: f32, height: f32) -> f32 {
+    (GROUND_BAND * height).min(0.5 * lift)
+}
 
 /// A planted foot moves mostly horizontally: its contact height changes at most this fraction
 /// of its horizontal speed (plus [`STILL`]). 0.35 (about 19°) keeps touch-down and lift-off,
@@ -102,8 +119,8 @@ pub enum NoGait {
     /// No foot joint was found, or fewer than 3 samples per foot were given.
     #[error("no feet to measure (or fewer than 3 samples)")]
     NoFeet,
-    /// A foot never leaves the ground band: standing, an idle, a gesture.
-    #[error("foot {foot} never lifts ({lift_percent:.1}% of the height, under the {band:.0}% band)", band = GROUND_BAND * 100.0)]
+    /// A foot never rises [`MIN_LIFT`] over its lowest point: standing, an idle, a gesture.
+    #[error("foot {foot} never lifts ({lift_percent:.1}% of the height, under {min:.0}%)", min = MIN_LIFT * 100.0)]
     NeverLifts {
         /// The foot (index into the feet given).
         foot: usize,
@@ -135,14 +152,31 @@ pub enum NoGait {
 /// the deepest, the toe), plus leaf joints standing on the ground beside them
 /// ([`GROUND_LEAF_BAND`]); with no foot names, the leaves standing lowest. `rest` holds each
 /// joint's model-space position in the rest pose; `height` is the character's (> 0), in the
-/// same units. Sorted joint indices.
+/// same units. Sorted joint indices. Every joint counts as moving vertices: see
+/// [`find_feet_skinned`] to skip those that move none.
 pub fn find_feet(skeleton: &Skeleton, rest: &[Vec3], height: f32) -> Vec<usize> {
+    find_feet_skinned(skeleton, rest, height, |_| true)
+}
+
+/// As [`find_feet`], but of the joints named like feet only those for which `moves` is true
+/// (the joints that move vertices) count, when any does: a toe's end joint (Mixamo's
+/// `Toe_End`), a leaf that moves no vertex, is a point above the sole, where the toe base or
+/// the foot that moves the sole's vertices has a box whose lowest corner touches the ground.
+pub fn find_feet_skinned(
+    skeleton: &Skeleton,
+    rest: &[Vec3],
+    height: f32,
+    moves: impl Fn(usize) -> bool,
+) -> Vec<usize> {
     let n = skeleton.len().min(rest.len());
     let named_like_foot = |j: usize| {
         let name = skeleton.names()[j].to_lowercase();
         FOOT_NAMES.iter().any(|f| name.contains(f))
     };
-    let named: Vec<usize> = (0..n).filter(|&j| named_like_foot(j)).collect();
+    let mut named: Vec<usize> = (0..n).filter(|&j| named_like_foot(j)).collect();
+    if named.iter().any(|&j| moves(j)) {
+        named.retain(|&j| moves(j));
+    }
     // Of a named chain (ankle, toe), the deepest: it stays on the ground longest.
     let mut feet: Vec<usize> = named
         .iter()
@@ -313,7 +347,7 @@ struct Phases {
 }
 
 /// Classifies the samples of `positions` (frame-major, `frames × feet`, `step` seconds apart,
-/// wrapping). Stance: within [`GROUND_BAND`] of the foot's lowest point and moving mostly
+/// wrapping). Stance: within the foot's [`band`] of its lowest point and moving mostly
 /// horizontally ([`VERTICAL_RATIO`]). The steady slide velocity is the densest cluster of
 /// stance velocities: the stance sample with the most others within [`STEADY`] of its
 /// velocity, averaged over those. Planted: stance within [`STEADY`] of that average. The
@@ -384,16 +418,17 @@ fn phases(c: &Cycle, height: f32) -> Phases {
 }
 
 /// Marks in `stance` (`frames × feet`) the samples of `c` where a foot is in stance: its
-/// contact within [`GROUND_BAND`] of its lowest point and moving mostly horizontally
+/// contact within its [`band`] of its lowest point and moving mostly horizontally
 /// ([`VERTICAL_RATIO`]); each such sample's index and horizontal velocity go into `velocities`.
 fn mark_stance(c: &Cycle, height: f32, stance: &mut [bool], velocities: &mut Vec<(usize, Vec2)>) {
     let still = STILL * height;
     for f in 0..c.feet {
-        let (low, _) = c.range(f);
+        let (low, high) = c.range(f);
+        let band = band(high - low, height);
         for i in 0..c.frames {
             let k = i * c.feet + f;
             let h = flat(c.velocity(i, f));
-            if c.height(i, f) - low <= GROUND_BAND * height
+            if c.height(i, f) - low <= band
                 && c.climb(i, f).abs() <= VERTICAL_RATIO * h.length() + still
             {
                 stance[k] = true;
@@ -405,7 +440,7 @@ fn mark_stance(c: &Cycle, height: f32, stance: &mut [bool], velocities: &mut Vec
 
 /// Marks in `stance` (one flag per foot per sample, frame-major: `frames × feet`) the samples
 /// where a foot is in stance: its contact point (the lowest of its `points`) within
-/// [`GROUND_BAND`] of its lowest over the cycle and moving mostly horizontally
+/// its [`band`] of its lowest over the cycle and moving mostly horizontally
 /// ([`VERTICAL_RATIO`]), whatever its speed. `positions` is as [`measure`] takes it. Nothing
 /// is marked for fewer than 3 samples per foot.
 pub fn stance(
@@ -438,7 +473,7 @@ pub fn contact(at: &[Vec3]) -> usize {
 
 /// Marks in `planted` (one flag per foot per sample, frame-major: `frames × feet`) the samples
 /// where a foot is planted: its contact point (the lowest of its `points`) near the ground
-/// ([`GROUND_BAND`]), moving mostly horizontally ([`VERTICAL_RATIO`]) and at the steady slide
+/// (its [`band`]), moving mostly horizontally ([`VERTICAL_RATIO`]) and at the steady slide
 /// velocity ([`STEADY`]), which is returned (x, z, model units per second). `positions` is as
 /// [`measure`] takes it. Nothing is marked for fewer than 3 samples per foot.
 pub fn planted(
@@ -514,7 +549,7 @@ pub fn measure(
     for f in 0..feet {
         let (lo, hi) = c.range(f);
         let lift = hi - lo;
-        if lift <= GROUND_BAND * height {
+        if lift <= MIN_LIFT * height {
             return Err(NoGait::NeverLifts {
                 foot: f,
                 lift_percent: lift / height * 100.0,

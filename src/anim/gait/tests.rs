@@ -36,13 +36,17 @@ fn gait(phases: &[f32], stance: f32, speed: f32, lift: f32, frames: usize) -> Ve
 
 #[test]
 fn a_biped_walk_measures_its_speed() {
-    let p = gait(&[0.0, 0.5], 0.6, 1.2, 0.12, 60);
-    let g = measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::Z).unwrap();
-    // The stance slide is exactly 1.2 m/s; central differences at the stance's ends mix
-    // in a sample of swing, which the steady-velocity rule must drop: 1% margin.
-    assert!((g.speed - 1.2).abs() < 0.012, "{g:?}");
-    assert!(g.foot_slide < 0.012, "{g:?}");
-    assert!(g.lateral.abs() < 1e-4 && !g.off_axis(), "{g:?}");
+    // Swings 12 cm high, and 3 cm (1.7% of 1.8 m, an in-place Mixamo walk's): under the 5%
+    // band, yet a step; its stance band is the lower half of its rise (1.5 cm).
+    for lift in [0.12, 0.03] {
+        let p = gait(&[0.0, 0.5], 0.6, 1.2, lift, 60);
+        let g = measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::Z).unwrap();
+        // The stance slide is exactly 1.2 m/s; central differences at the stance's ends mix
+        // in a sample of swing, which the steady-velocity rule must drop: 1% margin.
+        assert!((g.speed - 1.2).abs() < 0.012, "{lift}: {g:?}");
+        assert!(g.foot_slide < 0.012, "{lift}: {g:?}");
+        assert!(g.lateral.abs() < 1e-4 && !g.off_axis(), "{lift}: {g:?}");
+    }
 }
 
 #[test]
@@ -107,6 +111,19 @@ fn sideways_walks_are_flagged_and_measured_along_forward() {
     let g = measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::new(1.0, 0.0, 1.0)).unwrap();
     assert!((g.speed - 1.2 * 0.5f32.sqrt()).abs() < 0.012, "{g:?}");
     assert!((g.lateral.abs() - g.speed).abs() < 0.012, "{g:?}");
+}
+
+#[test]
+fn a_foot_rising_under_a_hundredth_of_the_height_never_lifts() {
+    // Swing 1 cm high (0.56%): under MIN_LIFT, a shuffle in place rather than a step.
+    let p = gait(&[0.0, 0.5], 0.6, 1.2, 0.01, 60);
+    assert!(matches!(
+        measure(&p, 2, 1, 1.0 / 60.0, HEIGHT, Vec3::Z),
+        Err(NoGait::NeverLifts { .. })
+    ));
+    // The band: 5% of the height, or half a lower rise.
+    assert_eq!(band(0.5, HEIGHT), GROUND_BAND * HEIGHT);
+    assert_eq!(band(0.03, HEIGHT), 0.015);
 }
 
 #[test]
@@ -206,6 +223,16 @@ fn feet_by_name_and_by_ground() {
     .unwrap();
     // The toe (not its ankle), the right foot, and the hand standing on the ground.
     assert_eq!(find_feet(&skeleton, &rest, 1.3), vec![3, 5, 7]);
+    // A toe that moves no vertex (an end joint) is skipped for its foot, whose box has the
+    // sole; with no named joint moving any, the deepest named is kept.
+    assert_eq!(
+        find_feet_skinned(&skeleton, &rest, 1.3, |j| j != 3),
+        vec![2, 5, 7]
+    );
+    assert_eq!(
+        find_feet_skinned(&skeleton, &rest, 1.3, |j| j == 7),
+        vec![3, 5, 7]
+    );
     // Unnamed: the leaves standing lowest, the toe (1 cm) and the hand (2 cm); the right
     // foot, 7 cm above the toe, is beyond 5% of 1.3 m (6.5 cm) but within 5% of 2 m.
     let unnamed = RawSkeleton {
