@@ -272,6 +272,7 @@ impl<'a> Assembly<'a> {
             foot_slide: d.measured.foot_slide,
             no_ground_speed: d.measured.why_not.map(|e| e.to_string()),
             loop_seam: j.seam,
+            loop_seam_frames: j.seam_frames,
             root_drift: j.drift.as_ref().map(|d| d.travel.length()),
             foot_lock: j.lock.as_ref().map(|l| l.largest),
         }
