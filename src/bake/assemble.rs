@@ -277,6 +277,7 @@ impl<'a> Assembly<'a> {
                 .filter(|_| s.looping && ground_speed.is_none())
                 .map(|e| e.to_string()),
             loop_seam: j.seam,
+            loop_seam_frames: j.seam_frames,
             root_drift: j.drift.as_ref().map(|d| d.travel.length()),
             foot_lock: j.lock.as_ref().map(|l| l.largest),
         }

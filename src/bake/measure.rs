@@ -150,18 +150,43 @@ impl JointBoxes {
             if reach.length_squared() < skip_below {
                 continue;
             }
-            let mut m = 0.0f32;
-            for p in [u + x, u - x] {
-                for q in [p + y, p - y] {
-                    m = m
-                        .max((q + z).length_squared())
-                        .max((q - z).length_squared());
-                }
-            }
-            worst = worst.max(m);
+            worst = worst.max(farthest_corner_squared(u, x, y, z));
         }
         floor.max(worst.sqrt())
     }
+
+    /// For each joint that moves a vertex: its index and the largest distance a point of its
+    /// box moves between `a` and `b` (one matrix per joint; infinite when not finite). The
+    /// per-joint form of [`JointBoxes::error`], for measures that judge each joint against
+    /// its own motion.
+    pub fn joint_errors(&self, a: &[Mat4], b: &[Mat4]) -> Vec<(usize, f32)> {
+        self.boxes
+            .iter()
+            .filter_map(|(j, c, e)| {
+                let d = *a.get(*j)? - *b.get(*j)?;
+                let u = d * *c;
+                let (x, y, z) = (d.x_axis * e.x, d.y_axis * e.y, d.z_axis * e.z);
+                // `max` passes NaN over: a matrix that is not finite is found as `error` finds it.
+                let finite = (u.abs() + x.abs() + y.abs() + z.abs()).is_finite();
+                let m = farthest_corner_squared(u, x, y, z).sqrt();
+                Some((*j, if finite { m } else { f32::INFINITY }))
+            })
+            .collect()
+    }
+}
+
+/// The largest squared length of the 8 corners `u ± x ± y ± z` (a box's centre and
+/// half-extent vectors, moved).
+fn farthest_corner_squared(u: Vec4, x: Vec4, y: Vec4, z: Vec4) -> f32 {
+    let mut m = 0.0f32;
+    for p in [u + x, u - x] {
+        for q in [p + y, p - y] {
+            m = m
+                .max((q + z).length_squared())
+                .max((q - z).length_squared());
+        }
+    }
+    m
 }
 
 #[cfg(test)]
@@ -221,6 +246,15 @@ mod tests {
             let b = [Mat4::IDENTITY, Mat4::from_rotation_z(angle * 0.9)];
             let exact = crate::bake::skinned_error(&mesh, &a, &b);
             let bound = boxes.error(&a, &b);
+            // Per joint: the still joint 0 moves nothing, and the largest is the error.
+            let each = boxes.joint_errors(&a, &b);
+            assert_eq!(each[0], (0, 0.0));
+            let largest = each.iter().map(|(_, e)| *e).fold(0.0, f32::max);
+            assert_eq!(
+                largest.to_bits(),
+                bound.to_bits(),
+                "{each:?} against {bound}"
+            );
             assert!(
                 bound >= exact - 1e-6,
                 "bound {bound} below the exact {exact}"
@@ -235,6 +269,11 @@ mod tests {
         assert_eq!(boxes.error(&[Mat4::IDENTITY; 2], &[Mat4::IDENTITY; 2]), 0.0);
         let nan = [Mat4::IDENTITY, Mat4::from_cols_array(&[f32::NAN; 16])];
         assert!(boxes.error(&[Mat4::IDENTITY; 2], &nan).is_infinite());
+        assert!(
+            boxes.joint_errors(&[Mat4::IDENTITY; 2], &nan)[1]
+                .1
+                .is_infinite()
+        );
     }
 
     /// The stretch is the largest scale of the joints that move a vertex (a joint that moves

@@ -25,6 +25,24 @@ use crate::character::{Character, Poser};
 /// tens of percent.
 pub const LOOP_TOLERANCE: f32 = 0.01;
 
+/// A clip whose seam is over [`LOOP_TOLERANCE`] still loops when no joint's seam is more than
+/// this many frames of that joint's own mean motion per frame (at the clip's rate): the wrap
+/// then moves each point no farther than a frame of its motion does, which nobody sees as a
+/// pop (a cycle exported without a closing key has a seam of about one frame). A jump or a
+/// fall ends many frames of motion away from its start.
+pub const LOOP_FRAMES: f32 = 1.0;
+
+/// The largest seam, as a fraction of the character's height, that [`LOOP_FRAMES`] may let
+/// loop: 5% (9 cm on 1.8 m), past which a clip plays once however fast it moves: a seam that
+/// large is a different pose, not a cut a little off its first key.
+pub const LOOP_CAP: f32 = 0.05;
+
+/// A looping clip's seam left over [`LOOP_TOLERANCE`] is spread over its last frames, at most
+/// this many at its rate (and at most half the clip): each of them then moves an eighth of the
+/// seam more or less than the clip does, under an eighth of a frame's motion when the seam is
+/// at most [`LOOP_FRAMES`], instead of the whole seam at the wrap.
+pub const SPREAD_FRAMES: f32 = 8.0;
+
 /// Root drift under this fraction of the character's height over a clip is left in: 0.1% (1.8 mm
 /// on 1.8 m) is a tenth of [`LOOP_TOLERANCE`], a seam nobody sees, and below the f16 budget.
 pub const DRIFT_MIN: f32 = 0.001;
@@ -61,6 +79,11 @@ pub(super) struct Job {
     /// For a clip: how far its last pose is from its first (every point of the mesh), with the
     /// root's drift taken out when that is what makes it loop, as a fraction of the height.
     pub seam: Option<f32>,
+    /// For a clip whose seam is over [`LOOP_TOLERANCE`] and that the recipe does not call
+    /// `once` or `loop`: the seam in frames of the clip's own motion ([`seam_in_frames`]).
+    pub seam_frames: Option<f32>,
+    /// For a looping clip that loops by [`LOOP_FRAMES`]: its seam, spread over its last frames.
+    pub spread: Option<Spread>,
     /// The root drift removed from its frames, if any.
     pub drift: Option<Drift>,
     /// The corrections that pin its planted feet, once its ground speed is measured (set by
@@ -95,6 +118,33 @@ impl Drift {
                 m.w_axis.x -= d.x;
                 m.w_axis.z -= d.y;
             }
+        }
+    }
+}
+
+/// A looping clip's seam spread over its last `window` seconds: at `t` seconds of a
+/// `duration`-second clip, `delta × w` is added to each skinning matrix, `w` rising linearly
+/// from 0 at `duration − window` to 1 at `duration`, where the pose then is the first one.
+/// The matrices' difference is blended element by element: for a seam under a frame's motion
+/// the joints' rotations differ little, and the blend is near a rotation.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Spread {
+    /// First pose minus last (drift removed), one per joint, model space with the scale.
+    pub delta: Vec<Mat4>,
+    /// Seconds at the end of the clip over which the seam is spread (> 0).
+    pub window: f32,
+}
+
+impl Spread {
+    /// Adds the share of the seam due at `t` seconds of a `duration`-second clip to `skin`.
+    pub fn apply(&self, t: f32, duration: f32, skin: &mut [Mat4]) {
+        let w = (t - (duration - self.window)) / self.window;
+        if w.is_nan() || w <= 0.0 {
+            return;
+        }
+        let w = w.min(1.0);
+        for (m, d) in skin.iter_mut().zip(&self.delta) {
+            *m += *d * w;
         }
     }
 }
@@ -209,6 +259,14 @@ fn rate_of(spec: &CharacterSpec, name: &str) -> Rate {
     spec.rates.get(name).copied().unwrap_or(spec.fps)
 }
 
+/// The frames per second of the clip or state `name`, an auto rate counted as the default.
+fn rate_fps(spec: &CharacterSpec, name: &str) -> f32 {
+    match rate_of(spec, name) {
+        Rate::Fixed(f) => f,
+        Rate::Auto => DEFAULT_FPS,
+    }
+}
+
 /// The selected clips, each added to `known`.
 fn clip_jobs(
     ci: usize,
@@ -270,13 +328,25 @@ fn clip_jobs(
                 drift = None;
             }
         }
-        let looping = if spec.once.iter().any(|o| o == clip.name()) {
-            false
-        } else if spec.looping.iter().any(|o| o == clip.name()) {
-            true
+        let once = spec.once.iter().any(|o| o == clip.name());
+        let forced = once || spec.looping.iter().any(|o| o == clip.name());
+        // A clip loops when it ends in the pose it starts with (its drift aside), or close
+        // enough next to its own motion; the motion is measured only when that decides.
+        let seam_frames = (!forced && seam > LOOP_TOLERANCE * l.height).then(|| {
+            let fps = rate_fps(spec, clip.name());
+            let mut at = |t: f32| {
+                let mut m = ends(&mut poser, t);
+                if let Some(d) = &drift {
+                    d.remove(t, clip.duration(), &mut m);
+                }
+                m
+            };
+            seam_in_frames(l, &mut at, clip.duration(), fps, &first, &last)
+        });
+        let looping = if forced {
+            !once
         } else {
-            // A clip loops when it ends in the pose it starts with (its drift aside).
-            seam <= LOOP_TOLERANCE * l.height
+            seam_frames.is_none_or(|f| f <= LOOP_FRAMES && seam <= LOOP_CAP * l.height)
         };
         jobs.push(Job {
             character: ci,
@@ -288,12 +358,68 @@ fn clip_jobs(
             rate: rate_of(spec, clip.name()),
             note: None,
             seam: Some(seam / l.height),
+            seam_frames,
+            spread: (looping && seam_frames.is_some()).then(|| Spread {
+                delta: first.iter().zip(&last).map(|(a, b)| *a - *b).collect(),
+                window: (SPREAD_FRAMES / rate_fps(spec, clip.name())).min(clip.duration() * 0.5),
+            }),
             // A clip played once keeps its travel.
             drift: drift.filter(|_| looping),
             lock: None,
         });
     }
     Ok(jobs)
+}
+
+/// The seam between `first` and `last` (a clip's poses at its ends, one skinning matrix per
+/// joint) in frames of its own motion: the largest, over the joints whose seam is over
+/// [`LOOP_TOLERANCE`] of the height (a smaller one needs no motion to hide it), of the
+/// joint's seam over its mean motion per frame, sampling `at` (the clip's poses at `t`
+/// seconds) at `fps` over the `duration`-second clip. Infinite for such a joint that does not
+/// move. Each is measured as [`super::measure::JointBoxes::error`] measures: the farthest
+/// point of the joint's box.
+fn seam_in_frames(
+    l: &Loaded,
+    at: &mut dyn FnMut(f32) -> Vec<Mat4>,
+    duration: f32,
+    fps: f32,
+    first: &[Mat4],
+    last: &[Mat4],
+) -> f32 {
+    let visible = LOOP_TOLERANCE * l.height;
+    let seams: Vec<(usize, f32)> = l
+        .boxes
+        .joint_errors(first, last)
+        .into_iter()
+        .filter(|(_, s)| *s > visible)
+        .collect();
+    if seams.is_empty() {
+        return 0.0;
+    }
+    // Whole intervals over the clip, each as close to a frame at `fps` as the duration allows;
+    // the motion over one is scaled to one frame's.
+    let steps = (duration * fps).round().max(1.0);
+    let per_frame = steps / (duration * fps).max(f32::MIN_POSITIVE);
+    let mut moved = vec![0.0f32; first.len()];
+    let mut prev = first.to_vec();
+    for k in 1..=steps as u32 {
+        let next = at(duration * k as f32 / steps);
+        for (j, d) in l.boxes.joint_errors(&prev, &next) {
+            moved[j] += d;
+        }
+        prev = next;
+    }
+    seams
+        .iter()
+        .map(|(j, s)| {
+            let motion = moved[*j] / steps * per_frame;
+            if motion > 0.0 {
+                s / motion
+            } else {
+                f32::INFINITY
+            }
+        })
+        .fold(0.0, f32::max)
 }
 
 /// Every parameter the recipe gives values for is a float parameter of `machine`.
@@ -352,6 +478,8 @@ fn state_jobs(
                 rate: rate_of(spec, &state.name),
                 note,
                 seam: None,
+                seam_frames: None,
+                spread: None,
                 drift: None,
                 lock: None,
             });
@@ -410,4 +538,30 @@ fn state_variants(
             values.into_iter().map(|v| Some((*p, v))).collect()
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spread_seam_rises_over_its_window_to_the_first_pose() {
+        // A 1 s clip whose last pose is 0.3 along x from its first; spread over 0.25 s.
+        let first = Mat4::IDENTITY;
+        let last = Mat4::from_translation(Vec3::new(0.3, 0.0, 0.0));
+        let spread = Spread {
+            delta: vec![first - last],
+            window: 0.25,
+        };
+        let at = |t: f32| {
+            let mut m = [last];
+            spread.apply(t, 1.0, &mut m);
+            m[0].w_axis.x - last.w_axis.x
+        };
+        // Untouched before the window, half the seam taken out halfway, all of it at the end.
+        assert_eq!(at(0.5), 0.0);
+        assert_eq!(at(0.75), 0.0);
+        assert!((at(0.875) + 0.15).abs() < 1e-6, "{}", at(0.875));
+        assert!((at(1.0) + 0.3).abs() < 1e-6, "{}", at(1.0));
+    }
 }

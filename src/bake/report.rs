@@ -73,8 +73,13 @@ pub struct AnimReport {
     pub no_ground_speed: Option<String>,
     /// For a clip: how far its last pose is from its first, every point of the mesh, with any
     /// removed root drift taken out, as a fraction of the height (≥ 0; it loops when this is
-    /// within `LOOP_TOLERANCE`, 0.01, unless the recipe says). `None` for a state.
+    /// within `LOOP_TOLERANCE`, 0.01, or small next to its motion, `loop_seam_frames`, unless
+    /// the recipe says). `None` for a state.
     pub loop_seam: Option<f32>,
+    /// For a clip whose seam is over `LOOP_TOLERANCE` and that the recipe does not call `once`
+    /// or `loop`: its worst joint's seam in frames of that joint's mean motion per frame (≥ 0;
+    /// it loops when this is at most `LOOP_FRAMES`, 1, and the seam within `LOOP_CAP`, 0.05).
+    pub loop_seam_frames: Option<f32>,
     /// Horizontal root drift removed from the frames of a looping clip, metres over the clip
     /// (the length of the hips' travel); `None` when nothing was removed.
     pub root_drift: Option<f32>,
@@ -95,7 +100,10 @@ impl AnimReport {
             ));
         }
         if let Some(seam) = self.loop_seam {
-            out.push(format!("seam {:.2}%", seam * 100.0));
+            out.push(match self.loop_seam_frames {
+                Some(f) => format!("seam {:.2}% ({f:.2} frames of its motion)", seam * 100.0),
+                None => format!("seam {:.2}%", seam * 100.0),
+            });
         }
         if let Some(d) = self.foot_lock {
             out.push(format!("feet locked (up to {})", length(d)));

@@ -250,7 +250,8 @@ pub(super) fn complete(l: &Loaded, job: &Job, sampled: &mut Sampled, recipe: &Re
 }
 
 /// The skinning matrices of `job` at `t`, with the recipe's scale applied, the clip's root
-/// drift removed (see [`super::plan::Drift`]) and the cycle's foot locks, into `out`.
+/// drift removed (see [`super::plan::Drift`]), its seam spread ([`super::plan::Spread`]) and
+/// the cycle's foot locks, into `out`.
 pub(super) fn pose_into(l: &Loaded, job: &Job, poser: &mut Poser, t: f32, out: &mut [Mat4]) {
     let skin = posed(l, job, poser, t);
     finish_pose(l, job, skin, t, out);
@@ -284,6 +285,9 @@ fn finish_pose(l: &Loaded, job: &Job, skin: &[Mat4], t: f32, out: &mut [Mat4]) {
     }
     if let Some(d) = &job.drift {
         d.remove(t, job.duration, out);
+    }
+    if let Some(sp) = &job.spread {
+        sp.apply(t, job.duration, out);
     }
     if let Some(lock) = &job.lock {
         lock.apply(t, out);
