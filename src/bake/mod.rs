@@ -59,7 +59,7 @@ pub use gait::{Feet, feet_of};
 pub use inputs::{TOOL, inputs};
 pub use load::standing_height;
 pub use output::{OutputError, bake_if_stale, bake_to_file, check_output, up_to_date};
-pub use plan::{LOOP_CAP, LOOP_FRAMES, LOOP_TOLERANCE};
+pub use plan::{LOOP_CAP, LOOP_FRAMES, LOOP_TOLERANCE, SPREAD_FRAMES};
 pub use recipe::{
     CharacterSpec, DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size, Source,
 };
