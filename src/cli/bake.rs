@@ -1,13 +1,16 @@
 //! `throng bake`: bake a recipe (or a bare model) into a `.throng` file, with a progress bar on
 //! a terminal and a summary of what was baked and the errors measured.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
 
 use super::baking::{bake_and_write, recipe_for};
-use crate::bake::{BakeReport, DefaultSource, check_output, default_recipe, length, up_to_date};
+use crate::bake::recipe::AUTO_RATES;
+use crate::bake::{
+    BakeReport, DefaultSource, Recipe, check_output, default_recipe, length, up_to_date,
+};
 
 /// Arguments of `throng bake`.
 #[derive(Debug, clap::Args)]
@@ -46,8 +49,9 @@ fn err(e: f32, height: f32) -> String {
     format!("{} ({:.3}%)", length(e), e / height * 100.0)
 }
 
-/// The summary printed after a bake.
-fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String {
+/// The summary printed after a bake of `recipe`.
+fn summary(report: &BakeReport, recipe: &Recipe, bytes: u64, seconds: f64) -> String {
+    let file = recipe.output.as_path();
     let mut s = String::new();
     let anims: usize = report.characters.iter().map(|c| c.anims.len()).sum();
     let frames: u64 = report
@@ -124,6 +128,18 @@ fn summary(report: &BakeReport, file: &Path, bytes: u64, seconds: f64) -> String
             if let Some(why) = &a.no_ground_speed {
                 s += &format!("        no ground speed: {why}\n");
             }
+            // A fixed rate (a bare bake's default) is kept even where it leaves more error
+            // between frames than the budget an "auto" rate keeps: say so, and how to meet it.
+            let budget = recipe.interpolation_budget;
+            if !a.auto_rate && a.interpolation_error > budget * c.height {
+                s += &format!(
+                    "        over the interpolation budget: {:.2}% of the height between frames at {:.0} fps, the budget is {}%; `fps = \"auto\"` in a recipe samples it as fast as it needs, up to {:.0} fps (docs/BAKING.md)\n",
+                    a.interpolation_error / c.height * 100.0,
+                    a.fps,
+                    budget * 100.0,
+                    AUTO_RATES[AUTO_RATES.len() - 1],
+                );
+            }
         }
     }
     s
@@ -173,7 +189,7 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
     let seconds = start.elapsed().as_secs_f64();
     let bytes = std::fs::metadata(&recipe.output).map_or(0, |m| m.len());
     if !args.quiet {
-        print!("{}", summary(&report, &recipe.output, bytes, seconds));
+        print!("{}", summary(&report, &recipe, bytes, seconds));
     }
     Ok(())
 }

@@ -338,3 +338,59 @@ fn bake_help_explains_inputs_and_options() {
         assert!(out.contains(part), "missing {part:?} in:\n{out}");
     }
 }
+
+#[test]
+fn a_bare_bake_names_the_clips_over_the_interpolation_budget() {
+    // The Fox baked bare at the default 30 fps: its Walk and Run stray 4.2% and 2.5% of its
+    // height between frames, past the 0.5% budget an "auto" rate keeps; its Survey, 0.4%,
+    // does not. Each clip over the budget says so once, under its row; a recipe asking for
+    // "auto" keeps the budget and says nothing.
+    let Some(fox) = common::shared_asset("Fox.glb") else {
+        return;
+    };
+    let dir = common::temp_dir("over-budget");
+    let out = dir.join("fox.throng");
+    let (code, text, err) = throng(&[
+        "bake",
+        &fox.display().to_string(),
+        "-o",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let over: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("over the interpolation budget"))
+        .collect();
+    assert_eq!(over.len(), 2, "{text}");
+    let rows: Vec<&str> = text.lines().collect();
+    for clip in ["Walk", "Run"] {
+        let at = rows
+            .iter()
+            .position(|l| l.starts_with("  clip") && l.split_whitespace().nth(1) == Some(clip))
+            .unwrap_or_else(|| panic!("no row of {clip}\n{text}"));
+        let said = rows[at + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("        "))
+            .filter(|l| l.contains("over the interpolation budget"))
+            .count();
+        assert_eq!(said, 1, "{clip}\n{text}");
+    }
+    assert!(
+        over[0].contains("at 30 fps, the budget is 0.5%"),
+        "{}",
+        over[0]
+    );
+    assert!(over[0].contains("fps = \"auto\""), "{}", over[0]);
+    let recipe = dir.join("auto.toml");
+    std::fs::write(
+        &recipe,
+        format!(
+            "output = \"auto.throng\"\nfps = \"auto\"\n[[characters]]\nmodel = {:?}\n",
+            fox.display().to_string()
+        ),
+    )
+    .unwrap();
+    let (code, text, err) = throng(&["bake", &recipe.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!text.contains("over the interpolation budget"), "{text}");
+}
