@@ -4,7 +4,8 @@
 // - vs_skinned: GPU skinning from the baked texels (skinning.wgsl, prepended to this file);
 // - vs_unskinned: vertices drawn as they are: the bind pose, instanced (the floor that animation
 //   cost is measured against), or vertices the CPU already skinned (the fallback path);
-// - fs_lit: base colour (factor × texture × instance tint), lit (the sun, shadowed by its
+// - fs_lit: base colour (factor × texture) with the instance tint multiplied or painted over
+//   it (its alpha says which), lit (the sun, shadowed by its
 //   shadow map where it is in use, and hemisphere ambient) and fogged;
 // - vs_skinned_motion, vs_unskinned_motion, fs_lit_motion: the same for a pass with a velocity
 //   attachment: each vertex also placed as it was drawn in the previous frame (its previous
@@ -186,11 +187,23 @@ fn fs_blob(o: BlobOut) -> @location(0) vec4<f32> {
     return vec4<f32>(0.0, 0.0, 0.0, o.kept * BLOB_STRENGTH * (1.0 - smoothstep(0.3, 1.0, r)));
 }
 
-// A character's colour: base colour (factor × texture, read as sRGB so linear here × tint),
-// lit and fogged.
+// A character's colour: base colour (factor × texture, read as sRGB so linear here) coloured
+// by the tint (`tinted`), lit and fogged.
 fn shade(normal: vec3<f32>, uv: vec2<f32>, tint: vec4<f32>, world: vec3<f32>) -> vec4<f32> {
-    let base = material.base_color * textureSample(base_texture, base_sampler, uv) * tint;
-    return vec4<f32>(fogged(base.rgb * lit(normal, world), world), 1.0);
+    let base = material.base_color * textureSample(base_texture, base_sampler, uv);
+    return vec4<f32>(fogged(tinted(base.rgb, tint) * lit(normal, world), world), 1.0);
+}
+
+// The tint over the linear base colour `base`. Its alpha says how: 1 multiplies (an agent's
+// own tint: white leaves the base as it is); 0 paints, the tint's colour at the base's
+// lightness, so that its hue shows on any texture (the LOD-colours view: a violet multiplied
+// into an orange fur came out a dark red, LOD 2's colour); between, a mix of the two. The
+// lightness is carried by its square root (closer to how light it looks) from half the tint
+// on black to all of it on white, so that the texture's pattern still reads.
+fn tinted(base: vec3<f32>, tint: vec4<f32>) -> vec3<f32> {
+    let lightness = clamp(dot(base, vec3<f32>(0.2126, 0.7152, 0.0722)), 0.0, 1.0);
+    let painted = tint.rgb * (0.5 + 0.5 * sqrt(lightness));
+    return mix(painted, base * tint.rgb, tint.a);
 }
 
 @fragment

@@ -106,7 +106,10 @@ pub struct Spawn {
     pub heading: f32,
     /// Uniform scale (> 0). Default 1.
     pub scale: f32,
-    /// Tint, RGBA8, multiplying its colour. Default white.
+    /// Tint, RGBA8 (linear). Its alpha says how it colours the agent: 255 multiplies the base
+    /// colour (white leaves it as it is); 0 paints over it, the tint's colour at the base
+    /// colour's lightness, so that its hue shows on any texture (as [`LOD_COLOURS`](crate::crowd::LOD_COLOURS)
+    /// do); between, a mix of the two. Default white, 255.
     pub tint: [u8; 4],
     /// The animation it plays (an index into the file's animations, of its character).
     pub anim: u32,

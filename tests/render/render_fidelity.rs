@@ -318,6 +318,11 @@ fn motion_vectors_show_what_moved_as_it_was_drawn() {
 /// base-colour `factor` and a 2 × 2 texture of sRGB-encoded grey `texel`; written as a .gltf
 /// (with its buffers and image as data URIs) in a fresh folder. Returns its path.
 fn grey_square(tag: &str, texel: u8, factor: f32) -> PathBuf {
+    colour_square(tag, [texel; 3], factor)
+}
+
+/// As [`grey_square`], with a texture of the sRGB-encoded colour `texel`.
+fn colour_square(tag: &str, texel: [u8; 3], factor: f32) -> PathBuf {
     use base64::Engine as _;
     use serde_json::json;
     let mut g = common::TestGltf::default();
@@ -344,7 +349,7 @@ fn grey_square(tag: &str, texel: u8, factor: f32) -> PathBuf {
     let input = g.floats(&[0.0, 1.0], "SCALAR");
     let output = g.floats(&[0.0, 1.0, 0.0, 0.0, 1.0, 0.0], "VEC3");
     let mut png = Vec::new();
-    image::RgbaImage::from_pixel(2, 2, image::Rgba([texel, texel, texel, 255]))
+    image::RgbaImage::from_pixel(2, 2, image::Rgba([texel[0], texel[1], texel[2], 255]))
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .unwrap();
     let png = base64::engine::general_purpose::STANDARD.encode(png);
@@ -370,8 +375,14 @@ fn grey_square(tag: &str, texel: u8, factor: f32) -> PathBuf {
     common::write_gltf(tag, "square.gltf", &json)
 }
 
-/// The middle pixel of `model` (a [`grey_square`]) baked and drawn straight on.
+/// The middle pixel of `model` (a [`grey_square`]) baked and drawn straight on, white.
 fn draw_square(gpu: &Gpu, model: &Path) -> [u8; 4] {
+    draw_tinted(gpu, model, [1.0; 4])
+}
+
+/// The middle pixel of `model` (a [`colour_square`]) baked and drawn straight on, tinted
+/// `tint` (linear RGBA, 0 to 1).
+fn draw_tinted(gpu: &Gpu, model: &Path, tint: [f32; 4]) -> [u8; 4] {
     let recipe = Recipe::new(
         model.with_file_name("square.throng"),
         vec![throng::bake::CharacterSpec::model(model)],
@@ -390,7 +401,7 @@ fn draw_square(gpu: &Gpu, model: &Path) -> [u8; 4] {
         position: glam::Vec3::ZERO,
         heading: 0.0,
         scale: 1.0,
-        tint: [1.0; 4],
+        tint,
         anim_a: 0,
         time_a: 0.0,
         anim_b: 0,
@@ -453,6 +464,70 @@ fn base_colour_textures_are_read_as_srgb() {
             // Linear 0.502 against 0.216 lit alike: about 50 levels apart once encoded.
             assert!(m[c] >= t[c] + 30, "{}: {m:?} vs {t:?}", choice.name());
         }
+    }
+}
+
+/// The LOD-colours view paints over an agent's colour: on an orange texture (a fox's fur,
+/// sRGB (230, 120, 30)) each LOD colour and the live tier's violet keep their hue, i.e. the
+/// pixel is the one they draw on a white texture scaled by one factor, 0.5 + 0.5 √L for the
+/// orange's luminance L (`tinted` in shaders/crowd.wgsl). Multiplied (alpha 255), the violet
+/// comes out red over blue: what the view showed before. On both backends.
+#[test]
+fn lod_colours_keep_their_hue_on_an_orange_texture() {
+    use throng::crowd::{LIVE_COLOUR, LOD_COLOURS};
+    let decode = |c: u8| {
+        let c = f32::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let encode = |l: f32| {
+        let c = if l <= 0.003_130_8 {
+            l * 12.92
+        } else {
+            1.055 * l.powf(1.0 / 2.4) - 0.055
+        };
+        c * 255.0
+    };
+    let orange = [230, 120, 30];
+    let lightness =
+        0.2126 * decode(orange[0]) + 0.7152 * decode(orange[1]) + 0.0722 * decode(orange[2]);
+    let factor = 0.5 + 0.5 * lightness.sqrt();
+    let orange_model = colour_square("paint-orange", orange, 1.0);
+    let white_model = grey_square("paint-white", 255, 1.0);
+    let tint = |c: [u8; 4]| c.map(|v| f32::from(v) / 255.0);
+    for choice in [BackendChoice::Vulkan, BackendChoice::Gl] {
+        let Some(gpu) = device(choice) else { continue };
+        for colour in LOD_COLOURS[..4].iter().chain([&LIVE_COLOUR]) {
+            let on_orange = draw_tinted(&gpu, &orange_model, tint(*colour));
+            let on_white = draw_tinted(&gpu, &white_model, tint(*colour));
+            println!(
+                "{}: {colour:?} on orange {on_orange:?}, on white {on_white:?}",
+                choice.name()
+            );
+            for c in 0..3 {
+                // The orange square's pixel is the white one's light scaled by `factor`;
+                // 2.5 levels: each pixel is rounded once (half a level), the fog's constant
+                // (mixed in at 3 m, kept ~1) is not scaled, and the decode of a rounded
+                // level is itself off by up to half a level.
+                let expected = encode(factor * decode(on_white[c]));
+                assert!(
+                    (f32::from(on_orange[c]) - expected).abs() <= 2.5,
+                    "{}: {colour:?} channel {c}: {on_orange:?}, expected {expected:.1} from {on_white:?} × {factor:.3}",
+                    choice.name()
+                );
+            }
+        }
+        let mut violet = LIVE_COLOUR;
+        violet[3] = 255;
+        let multiplied = draw_tinted(&gpu, &orange_model, tint(violet));
+        assert!(
+            multiplied[0] > multiplied[2],
+            "{}: violet multiplied into orange {multiplied:?}",
+            choice.name()
+        );
     }
 }
 

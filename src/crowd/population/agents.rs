@@ -211,7 +211,8 @@ impl<S: AgentData> Crowd<S> {
         Ok(())
     }
 
-    /// Tints agent `id` (RGBA8, multiplying its colour).
+    /// Tints agent `id` (RGBA8: alpha 255 multiplies its colour, 0 paints over it; see
+    /// [`Spawn::tint`](crate::crowd::Spawn::tint)).
     ///
     /// # Errors
     /// [`CrowdError::StaleAgent`].

@@ -40,22 +40,23 @@ use crate::format::ThrongFile;
 
 /// Tints of LOD levels 0, 1, 2... when [`Crowd::set_lod_colours`] is on: green, yellow, red,
 /// blue, then magenta, cyan, orange, light grey (repeating). The live tier is
-/// [`LIVE_COLOUR`].
+/// [`LIVE_COLOUR`]. Their alpha is 0: they paint over the agent's colour rather than multiply
+/// it (see [`Spawn::tint`](crate::crowd::Spawn::tint)), so each hue shows on any texture.
 pub const LOD_COLOURS: [[u8; 4]; 8] = [
-    [60, 200, 80, 255],
-    [235, 210, 50, 255],
-    [225, 60, 50, 255],
-    [60, 110, 235, 255],
-    [200, 70, 200, 255],
-    [60, 210, 210, 255],
-    [240, 140, 40, 255],
-    [190, 190, 190, 255],
+    [60, 200, 80, 0],
+    [235, 210, 50, 0],
+    [225, 60, 50, 0],
+    [60, 110, 235, 0],
+    [200, 70, 200, 0],
+    [60, 210, 210, 0],
+    [240, 140, 40, 0],
+    [190, 190, 190, 0],
 ];
 
 /// The tint of agents in the live tier when [`Crowd::set_lod_colours`] is on: violet, a hue
-/// no LOD level of a usual bake (up to four) has, saturated so that it shows on textured
-/// models too (a tint multiplies the base colour: white left them as they were).
-pub const LIVE_COLOUR: [u8; 4] = [150, 60, 255, 255];
+/// no LOD level of a usual bake (up to four) has, painted over the agent's colour (alpha 0,
+/// as [`LOD_COLOURS`]).
+pub const LIVE_COLOUR: [u8; 4] = [150, 60, 255, 0];
 
 /// What a program may keep with each agent: moved with it from slot to slot, so that a
 /// behaviour stepping the due agents reads its own data in the same order (the plaza keeps
