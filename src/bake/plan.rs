@@ -82,7 +82,8 @@ pub(super) struct Job {
     /// For a clip whose seam is over [`LOOP_TOLERANCE`] and that the recipe does not call
     /// `once` or `loop`: the seam in frames of the clip's own motion ([`seam_in_frames`]).
     pub seam_frames: Option<f32>,
-    /// For a looping clip that loops by [`LOOP_FRAMES`]: its seam, spread over its last frames.
+    /// For a looping clip whose seam is over [`LOOP_TOLERANCE`] (looping by [`LOOP_FRAMES`] or
+    /// by the recipe's `loop`): its seam, spread over its last frames.
     pub spread: Option<Spread>,
     /// The root drift removed from its frames, if any.
     pub drift: Option<Drift>,
@@ -359,7 +360,8 @@ fn clip_jobs(
             note: None,
             seam: Some(seam / l.height),
             seam_frames,
-            spread: (looping && seam_frames.is_some()).then(|| Spread {
+            // A seam left in a loop, by its motion or forced by the recipe, is spread.
+            spread: (looping && seam > LOOP_TOLERANCE * l.height).then(|| Spread {
                 delta: first.iter().zip(&last).map(|(a, b)| *a - *b).collect(),
                 window: (SPREAD_FRAMES / rate_fps(spec, clip.name())).min(clip.duration() * 0.5),
             }),

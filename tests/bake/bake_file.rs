@@ -58,7 +58,9 @@ fn bake_and_read(
 /// of the seam rising to all of it: the time from which a frame may be so changed (a hundredth
 /// of a frame early, so a frame on the window's edge counts), or `None` for a clip not spread.
 fn spread_from(r: &throng::bake::AnimReport) -> Option<f32> {
-    let spread = r.looping && r.loop_seam_frames.is_some();
+    let spread = r.looping
+        && r.loop_seam
+            .is_some_and(|s| s > throng::bake::LOOP_TOLERANCE);
     let window = (throng::bake::SPREAD_FRAMES / r.fps).min(r.duration * 0.5);
     spread.then(|| r.duration - window - 0.01 / r.fps)
 }

@@ -1,7 +1,8 @@
 //! Loop detection with root drift (issue 12 part 3): a small hand-built character whose hips
 //! travel forward over a cycle that is otherwise seamless (as Mixamo runs do) is baked as a
 //! loop with the drift taken out of its frames; the recipe's `once` keeps it a one-shot with
-//! its travel; and the shared models keep their classification.
+//! its travel; a clip the recipe forces to loop has its seam spread; and the shared models keep
+//! their classification.
 
 use crate::common;
 
@@ -245,4 +246,77 @@ fn a_run_with_a_seam_larger_than_a_frame_of_its_motion_plays_once() {
     let frames = a.loop_seam_frames.expect("measured against its motion");
     assert!(frames > throng::bake::LOOP_FRAMES, "{frames} frames: {a:?}");
     assert!(!a.looping, "{a:?}");
+}
+
+/// Every texel of frame `f` of animation `a` of `file`, as f32.
+fn frame_texels(file: &ThrongFile, a: usize, f: u32) -> Vec<f32> {
+    let anim = &file.anims()[a];
+    let joints = file.characters()[anim.character as usize].joint_count;
+    let rows = TEXELS_PER_MATRIX;
+    let t = file.texels();
+    (0..joints * rows)
+        .flat_map(|r| t.get(file.texel_index(a, f, r / rows, r % rows) as usize))
+        .collect()
+}
+
+/// A clip the recipe's `loop` makes loop has its seam spread, as a loop by its own motion
+/// does: `mixamo-seam-large`'s run (1.4 frames of its motion off, played once by itself)
+/// forced to loop keeps every frame before the spread window as the one-shot bake has it, and
+/// each frame in the window is the one-shot's plus a share of the seam (first pose minus the
+/// pose at the clip's end) rising linearly to 1 at the end, so its last frame leads into its
+/// first.
+#[test]
+fn a_forced_loop_has_its_seam_spread() {
+    use throng::import::mannequin::{Variant, generate_variant};
+    let v = Variant::named("mixamo-seam-large").expect("a preset");
+    let dir = common::temp_dir("loops-forced-spread");
+    let model = dir.join("model.glb");
+    std::fs::write(&model, generate_variant(&v).expect("a valid variant")).expect("write");
+    // Without foot locks: the loop would lock its feet, the one-shot not.
+    let bake_run = |extra: &str| {
+        let r = recipe(&model, &format!("foot_lock = false\n{extra}"));
+        let baked = bake(&r, &BakeOptions::default()).expect("bake");
+        baked.builder.write(&r.output).expect("write");
+        let file = ThrongFile::open(&r.output).expect("open");
+        let a = file.find_anim(0, "run").expect("a run");
+        let report = baked.report.characters[0].anims[a].clone();
+        (report, file, a)
+    };
+    let (once, once_file, oa) = bake_run("once = [\"run\"]");
+    let (looped, loop_file, la) = bake_run("loop = [\"run\"]");
+    assert!(!once.looping && looped.looping, "{once:?} {looped:?}");
+    // The one-shot holds a frame more: the pose at the clip's end, which the loop wraps to
+    // its first.
+    let n = loop_file.anims()[la].frame_count;
+    assert_eq!(
+        once_file.anims()[oa].frame_count,
+        n + 1,
+        "{once:?} {looped:?}"
+    );
+    let first = frame_texels(&loop_file, la, 0);
+    let end = frame_texels(&once_file, oa, n);
+    let window = (throng::bake::SPREAD_FRAMES / looped.fps).min(looped.duration * 0.5);
+    let dt = looped.duration / n as f32;
+    for f in 0..n {
+        let share = ((f as f32 * dt - (looped.duration - window)) / window).clamp(0.0, 1.0);
+        let (got, unspread) = (
+            frame_texels(&loop_file, la, f),
+            frame_texels(&once_file, oa, f),
+        );
+        for (k, (g, u)) in got.iter().zip(&unspread).enumerate() {
+            let want = u + share * (first[k] - end[k]);
+            // f16 texels: each value and the three it is made from are rounded to 11
+            // significant bits (a relative 2^-11 = 4.9e-4 each).
+            assert!(
+                (g - want).abs() <= 2e-3 * (1.0 + want.abs()),
+                "frame {f} entry {k}: {g}, expected {want} (share {share})"
+            );
+        }
+    }
+    let changed: Vec<u32> = (0..n)
+        .filter(|&f| frame_texels(&loop_file, la, f) != frame_texels(&once_file, oa, f))
+        .collect();
+    println!("frames spread: {changed:?} of {n}");
+    // The window's 8 frames at 30 fps, but for its first, at share 0.
+    assert_eq!(changed.len(), 7, "{changed:?}");
 }
