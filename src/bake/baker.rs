@@ -21,7 +21,7 @@ use super::load::{Loaded, load_all};
 use super::plan::{Job, JobSource, jobs_for};
 use super::precision;
 use super::recipe::Rate;
-use super::recipe::{CharacterSpec, Recipe, Size};
+use super::recipe::{CharacterSpec, Facing, Recipe, Size};
 use super::report::BakeReport;
 use super::root_motion::declared_speed;
 use super::root_motion::root_motion;
@@ -161,9 +161,14 @@ fn face_forward(
     ci: usize,
     l: &Loaded,
     feet: &Feet,
+    recipe: &Recipe,
     jobs: &[Job],
     done: &mut [Done],
 ) -> (u8, Option<String>) {
+    // The recipe keeps the authored facing: nothing to turn, nothing to say.
+    if recipe.characters[ci].facing == Facing::Authored {
+        return (0, None);
+    }
     let mine = || {
         jobs.iter()
             .zip(done.iter())
@@ -382,7 +387,7 @@ pub(super) fn prepare(recipe: &Recipe, options: &BakeOptions) -> Result<Prepared
         .collect::<Result<_, _>>()?;
 
     let turns: Vec<(u8, Option<String>)> = (0..loaded.len())
-        .map(|ci| face_forward(ci, &loaded[ci], &feet[ci], &jobs, &mut done))
+        .map(|ci| face_forward(ci, &loaded[ci], &feet[ci], recipe, &jobs, &mut done))
         .collect();
     lock_feet(&loaded, &feet, &turns, recipe, &mut jobs, &mut done);
 
@@ -448,6 +453,8 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
         characters.push(c);
     }
     let mut b = file.builder;
+    // Format 1.2 records the turn each character's matrices and bounds were given.
+    b.facing_turns = turns.iter().map(|t| t.0).collect();
     b.metadata = crate::format::Metadata {
         tool: TOOL.to_string(),
         input_key,

@@ -5,7 +5,7 @@
 //! (model space); a quarter turn maps (x, z) to (z, −x), a permutation with a sign change, so
 //! texels, their f16 rounding, interpolation errors and bounds stay exact.
 
-use glam::{Mat4, Vec2, Vec4};
+use glam::{Mat4, Vec2};
 
 use crate::format::TEXELS_PER_MATRIX;
 use crate::format::records::BoundsRecord;
@@ -55,15 +55,11 @@ pub(super) fn turn_texels(texels: &mut [[f32; 4]], k: u8) {
     }
 }
 
-/// `m` turned by `k` quarter turns about +y, as [`turn_texels`] turns its rows: exact.
+/// `m` turned by `k` quarter turns about +y, as [`turn_texels`] turns its rows: exact. The
+/// format's one turn ([`crate::format::records::turn_matrix`]), which the runtime's own
+/// users (the bench's live baseline) apply too.
 pub(super) fn turn_matrix(m: Mat4, k: u8) -> Mat4 {
-    let turn = |c: Vec4| (0..k % 4).fold(c, |c, _| Vec4::new(c.z, c.y, -c.x, c.w));
-    Mat4::from_cols(
-        turn(m.x_axis),
-        turn(m.y_axis),
-        turn(m.z_axis),
-        turn(m.w_axis),
-    )
+    Mat4::from_cols_array(&crate::format::records::turn_matrix(m.to_cols_array(), k))
 }
 
 /// Turns an axis-aligned box by `k` quarter turns about +y: still axis-aligned, exactly.

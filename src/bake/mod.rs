@@ -61,7 +61,8 @@ pub use load::standing_height;
 pub use output::{OutputError, bake_if_stale, bake_to_file, check_output, up_to_date};
 pub use plan::{LOOP_CAP, LOOP_FRAMES, LOOP_TOLERANCE, SPREAD_FRAMES};
 pub use recipe::{
-    CharacterSpec, DefaultRule, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size, Source,
+    CharacterSpec, DefaultRule, Facing, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size,
+    Source,
 };
 pub use replay::Replay;
 pub use report::{AnimReport, BakeReport, CharacterReport, length};

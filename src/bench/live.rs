@@ -2,7 +2,8 @@
 //! animations are evaluated on the CPU each frame through the full pipeline (sampling, blend
 //! trees, forward kinematics, IK, skinning matrices; rayon over agents), and the matrices are
 //! written to the GPU for the same vertex shader to skin with. The characters come from the
-//! bake's recipe, so the live poses are the ones the bake sampled.
+//! bake's recipe, so the live poses are the ones the bake sampled, turned as the bake turned
+//! its character (format 1.2's facing turn).
 
 use std::sync::Mutex;
 
@@ -15,7 +16,7 @@ use crate::bake::recipe::Source;
 use crate::bake::{Recipe, lerp, rows};
 use crate::character::{Character, Poser};
 use crate::crowd::{Agent, InstanceRecord};
-use crate::format::records::{anim_flags, anim_kind};
+use crate::format::records::{anim_flags, anim_kind, turn_matrix};
 use crate::format::{TEXELS_PER_MATRIX, ThrongFile};
 
 /// Most joints per character the live baseline evaluates: its two per-agent scratch poses
@@ -34,6 +35,9 @@ enum Origin {
 #[derive(Clone, Debug)]
 struct LiveAnim {
     character: usize,
+    /// Quarter turns about +y the bake turned its character by (format 1.2's facing turn):
+    /// the evaluated matrices are turned alike, to face as the baked frames do.
+    turns: u8,
     source: Origin,
     duration: f32,
     looping: bool,
@@ -119,6 +123,7 @@ impl Live {
             };
             anims.push(LiveAnim {
                 character: a.character as usize,
+                turns: file.facing_turns(a.character as usize),
                 source,
                 duration: a.duration,
                 looping: a.flags & anim_flags::LOOPING != 0,
@@ -165,7 +170,10 @@ impl Live {
             Origin::State { state, params } => poser.state(ch, *state, params, t),
         };
         for (o, m) in out.iter_mut().zip(skin) {
-            *o = *m;
+            *o = match a.turns {
+                0 => *m,
+                k => Mat4::from_cols_array(&turn_matrix(m.to_cols_array(), k)),
+            };
         }
     }
 

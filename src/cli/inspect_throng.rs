@@ -41,6 +41,8 @@ struct SectionInfo {
 struct CharacterInfo {
     name: String,
     height: f32,
+    /// Quarter turns about +y baked into its matrices and bounds (format 1.2; 0 before).
+    facing_turns: u8,
     joints: Vec<JointInfo>,
     anims: Vec<AnimInfo>,
     meshes: Vec<MeshInfo>,
@@ -153,7 +155,8 @@ fn report(f: &ThrongFile) -> Report {
     let characters = f
         .characters()
         .iter()
-        .map(|ch| {
+        .enumerate()
+        .map(|(ci, ch)| {
             let joints = &f.joints()[ch.first_joint as usize..][..ch.joint_count as usize];
             let anims = &f.anims()[ch.first_anim as usize..][..ch.anim_count as usize];
             let meshes =
@@ -161,6 +164,7 @@ fn report(f: &ThrongFile) -> Report {
             CharacterInfo {
                 name: f.str(ch.name).to_string(),
                 height: ch.height,
+                facing_turns: f.facing_turns(ci),
                 joints: joints
                     .iter()
                     .enumerate()
@@ -269,6 +273,19 @@ fn report(f: &ThrongFile) -> Report {
     }
 }
 
+/// A character's facing turn in words: how the baker turned it about +y.
+fn facing(turns: u8) -> String {
+    match turns % 4 {
+        0 => "facing not turned".into(),
+        // In the bake summary's words: three quarter turns are -90°.
+        k => format!(
+            "facing turned {} about +y ({k} quarter turn{})",
+            ["90°", "180°", "-90°"][usize::from(k - 1)],
+            if k == 1 { "" } else { "s" }
+        ),
+    }
+}
+
 fn text(r: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -288,10 +305,11 @@ fn text(r: &Report) -> String {
     for c in &r.characters {
         let _ = writeln!(
             s,
-            "\ncharacter '{}': {} joints, height {:.3} m",
+            "\ncharacter '{}': {} joints, height {:.3} m, {}",
             c.name,
             c.joints.len(),
-            c.height
+            c.height,
+            facing(c.facing_turns)
         );
         let _ = writeln!(
             s,

@@ -1,7 +1,8 @@
 //! Assembling a baked `.throng` file: tables of records, strings, mesh and texel data, then
 //! the container (docs/FORMAT.md). The baker fills a [`Builder`]; [`Builder::write`] puts it
-//! on disk atomically. Files are written as format 1.1: the 1.0 tables plus each joint's glTF
-//! node and each animation's ground speed, foot slide and source ([`AnimFacts`]).
+//! on disk atomically. Files are written as format 1.2: the 1.0 tables plus each joint's glTF
+//! node and each animation's ground speed, foot slide and source ([`AnimFacts`]) of 1.1, and
+//! each character's facing turn of 1.2.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -11,9 +12,9 @@ use super::container::Writer;
 use super::error::FormatError;
 use super::metadata::Metadata;
 use super::records::{
-    AnimExtRecord, AnimRecord, BoundsRecord, CharacterRecord, EventRecord, ImageRecord, InfoRecord,
-    JointRecord, MeshRecord, MotionRecord, NONE, ParamRecord, StrRef, TexelFormat, VertexRecord,
-    ext_flags, kinds,
+    AnimExtRecord, AnimRecord, BoundsRecord, CharExtRecord, CharacterRecord, EventRecord,
+    ImageRecord, InfoRecord, JointRecord, MeshRecord, MotionRecord, NONE, ParamRecord, StrRef,
+    TexelFormat, VertexRecord, ext_flags, kinds,
 };
 use super::texels::Texels;
 use super::validate::{self, Ext, Tables};
@@ -102,6 +103,9 @@ pub struct Builder {
     interned: HashMap<String, StrRef>,
     /// Characters.
     pub characters: Vec<CharacterRecord>,
+    /// Format 1.2: the quarter turns about +y (0 to 3) baked into each character's matrices
+    /// and bounds, in the order of `characters`; characters past its end are written with 0.
+    pub facing_turns: Vec<u8>,
     /// Joints of all characters, character by character.
     pub joints: Vec<JointRecord>,
     /// The glTF node index of each joint, in the order of `joints` ([`NONE`] for a joint
@@ -147,6 +151,7 @@ impl Builder {
             strings: Vec::new(),
             interned: HashMap::new(),
             characters: Vec::new(),
+            facing_turns: Vec::new(),
             joints: Vec::new(),
             joint_nodes: Vec::new(),
             anims: Vec::new(),
@@ -310,6 +315,23 @@ impl Builder {
                 self.anims.len(),
             ));
         }
+        if self.facing_turns.len() > self.characters.len() {
+            return Err(too_many(
+                "CEXT",
+                self.facing_turns.len(),
+                "characters",
+                self.characters.len(),
+            ));
+        }
+        let mut char_ext: Vec<CharExtRecord> = self
+            .facing_turns
+            .iter()
+            .map(|&k| CharExtRecord {
+                facing_turns: k.into(),
+                reserved: [0; 3],
+            })
+            .collect();
+        char_ext.resize(self.characters.len(), CharExtRecord::default());
         let mut joint_nodes = self.joint_nodes.clone();
         joint_nodes.resize(self.joints.len(), NONE);
         let mut anim_ext = self.anim_ext.clone();
@@ -338,6 +360,7 @@ impl Builder {
                 what: e.to_string(),
             })?;
         Ok(Derived {
+            char_ext,
             joint_nodes,
             anim_ext,
             info,
@@ -385,6 +408,7 @@ impl Builder {
             anim_ext: &d.anim_ext,
             sources: &self.anim_sources,
             params: &self.params,
+            char_ext: Some(&d.char_ext),
         };
         validate::all(&tables, Some(&ext), &bad).map(|_| ())
     }
@@ -402,6 +426,7 @@ impl Builder {
     /// The container of the tables and `d`.
     fn writer(&self, d: Derived) -> Result<Writer<'_>, FormatError> {
         let Derived {
+            char_ext,
             joint_nodes,
             anim_ext,
             info,
@@ -415,6 +440,11 @@ impl Builder {
                 kinds::CHAR,
                 TABLE_ALIGN,
                 bytemuck::cast_slice::<_, u8>(&self.characters),
+            )?
+            .add(
+                kinds::CEXT,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&char_ext).to_vec(),
             )?
             .add(
                 kinds::JOIN,
@@ -513,6 +543,7 @@ impl Builder {
 
 /// What [`Builder::derived`] makes.
 struct Derived {
+    char_ext: Vec<CharExtRecord>,
     joint_nodes: Vec<u32>,
     anim_ext: Vec<AnimExtRecord>,
     info: InfoRecord,

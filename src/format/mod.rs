@@ -3,10 +3,12 @@
 //! `crate::atomic`) and a validating memory-mapped reader. The baked layer on top: fixed-size
 //! record tables (`records`), bake metadata (`metadata`), a [`Builder`] the baker fills, and
 //! [`ThrongFile`] (`reader`), which checks every table (`validate`) before handing out typed,
-//! in-place views ([`Texels`]). This build writes format 1.1 ([`VERSION_MINOR`]), which adds
+//! in-place views ([`Texels`]). This build writes format 1.2 ([`VERSION_MINOR`]): 1.1 adds
 //! each joint's glTF node and each animation's ground speed, foot slide and source
-//! ([`AnimFacts`]) in four new sections, and reads 1.0 files too. The shared constants [`TEXELS_PER_MATRIX`] and
-//! [`MAX_JOINTS`] live in `records`.
+//! ([`AnimFacts`]) in four new sections, 1.2 each character's facing turn (`CEXT`,
+//! [`ThrongFile::facing_turns`]); it reads 1.0 and 1.1 files too. The shared constants
+//! [`TEXELS_PER_MATRIX`] and [`MAX_JOINTS`] and the one quarter turn
+//! ([`records::turn_matrix`]) live in `records`.
 
 mod builder;
 mod container;

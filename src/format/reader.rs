@@ -3,8 +3,9 @@
 //! before anything is handed out, so users of [`ThrongFile`] can index without checks. Small
 //! tables are copied out; vertex, index, pixel and texel data stay in the mapped file
 //! (zero-copy). A file of format 1.1 or later also has the 1.1 tables (each joint's glTF node,
-//! each animation's ground speed, foot slide and source), checked the same way; in a 1.0 file
-//! they read as absent.
+//! each animation's ground speed, foot slide and source), and one of format 1.2 or later each
+//! character's facing turn, checked the same way; in an older file they read as absent (no
+//! turn: 0).
 
 use std::path::Path;
 
@@ -14,9 +15,9 @@ use super::container::{Container, SectionKind};
 use super::error::FormatError;
 use super::metadata::Metadata;
 use super::records::{
-    AnimExtRecord, AnimRecord, BoundsRecord, CharacterRecord, EventRecord, ImageRecord, InfoRecord,
-    JointRecord, MeshRecord, MotionRecord, NONE, ParamRecord, StrRef, TEXELS_PER_MATRIX,
-    TexelFormat, VertexRecord, anim_flags, ext_flags, kinds,
+    AnimExtRecord, AnimRecord, BoundsRecord, CharExtRecord, CharacterRecord, EventRecord,
+    ImageRecord, InfoRecord, JointRecord, MeshRecord, MotionRecord, NONE, ParamRecord, StrRef,
+    TEXELS_PER_MATRIX, TexelFormat, VertexRecord, anim_flags, ext_flags, kinds,
 };
 use super::texels::Texels;
 use super::validate::{self, Ext, Tables};
@@ -40,6 +41,8 @@ pub struct ThrongFile {
     anim_ext: Vec<AnimExtRecord>,
     sources: Vec<u32>,
     params: Vec<ParamRecord>,
+    /// Format 1.2 table; empty for an older file.
+    char_ext: Vec<CharExtRecord>,
 }
 
 /// What the elements of section `kind` are called in messages.
@@ -102,8 +105,13 @@ fn section<'a>(
     bad: &dyn Fn(String) -> FormatError,
 ) -> Result<&'a [u8], FormatError> {
     c.section(kind).ok_or_else(|| {
+        let which = match kind {
+            kinds::JNOD | kinds::AEXT | kinds::AGLT | kinds::APRM => "file of format 1.1 or later",
+            kinds::CEXT => "file of format 1.2 or later",
+            _ => "baked file",
+        };
         bad(format!(
-            "no '{}' section (every baked file has one)",
+            "no '{}' section (every {which} has one)",
             String::from_utf8_lossy(&kind)
         ))
     })
@@ -209,11 +217,18 @@ impl ThrongFile {
         } else {
             Default::default()
         };
+        // Likewise for the kind format 1.2 adds, in a file of an older minor version.
+        let char_ext = if c.version().1 >= 2 {
+            Some(table::<CharExtRecord>(&c, kinds::CEXT, &bad)?)
+        } else {
+            None
+        };
         let ext = Ext {
             joint_nodes: &joint_nodes,
             anim_ext: &anim_ext,
             sources: &sources,
             params: &params,
+            char_ext: char_ext.as_deref(),
         };
         let tables = Tables {
             info: &info,
@@ -251,7 +266,20 @@ impl ThrongFile {
             anim_ext,
             sources,
             params,
+            char_ext: char_ext.unwrap_or_default(),
         })
+    }
+
+    /// Quarter turns about +y (0 to 3, each +90°: model (x, z) to (z, −x)) the baker applied
+    /// to character `character`'s skinning matrices and bounds so that it walks along +z
+    /// (format 1.2, `CEXT`); 0 for a character kept as authored, for a file older than 1.2,
+    /// and for an index past the characters. A path that draws the model's own bind pose (no
+    /// texels) turns it by this much to face as the baked frames do.
+    pub fn facing_turns(&self, character: usize) -> u8 {
+        // Validated to 0..=3 (rule 41), so the narrowing keeps the value.
+        self.char_ext
+            .get(character)
+            .map_or(0, |c| c.facing_turns.min(3) as u8)
     }
 
     /// The file name used in messages.

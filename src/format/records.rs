@@ -49,6 +49,8 @@ pub mod kinds {
     pub const AGLT: SectionKind = *b"AGLT";
     /// Format 1.1: [`super::ParamRecord`]s, the parameter values states were baked at.
     pub const APRM: SectionKind = *b"APRM";
+    /// Format 1.2: [`super::CharExtRecord`] per `CHAR` record: the facing turn baked in.
+    pub const CEXT: SectionKind = *b"CEXT";
 }
 
 /// Texels per joint matrix in the bone-matrix texture: the three rows of the affine 3×4
@@ -291,6 +293,42 @@ pub struct ParamRecord {
     pub value: f32,
 }
 
+/// Format 1.2: what format 1.0's [`CharacterRecord`] lacks, one per character, in the same
+/// order (16 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct CharExtRecord {
+    /// Quarter turns about +y (0 to 3, each +90°: model (x, z) to (z, −x)) the baker applied
+    /// to every skinning matrix and `BNDS` box of the character, so that it walks along +z;
+    /// 0 when it kept its authored facing.
+    pub facing_turns: u32,
+    /// Reserved, zero.
+    pub reserved: [u32; 3],
+}
+
+/// Most quarter turns [`CharExtRecord::facing_turns`] may hold (four would be none).
+pub const MAX_FACING_TURNS: u32 = 3;
+
+/// `v` (a point or direction in model space) turned by `k` quarter turns about +y, each
+/// mapping (x, z) to (z, −x): the rotation by `k × 90°` about +y, exactly (a permutation with
+/// a sign change). The one quarter turn of the format's `facing_turns`.
+pub fn turn_vector(v: [f32; 3], k: u8) -> [f32; 3] {
+    (0..k % 4).fold(v, |[x, y, z], _| [z, y, -x])
+}
+
+/// The skinning matrix `m` (column-major, 16 values) turned by `k` quarter turns about +y
+/// ([`turn_vector`]): the rotation multiplies `m` on the left, turning each column, so the
+/// result is exact. What the baker does to the matrices of a character it turns, and what a
+/// runtime that makes matrices itself (the bench's live baseline) does to match.
+pub fn turn_matrix(m: [f32; 16], k: u8) -> [f32; 16] {
+    let mut m = m;
+    for col in m.chunks_exact_mut(4) {
+        let [x, y, z] = turn_vector([col[0], col[1], col[2]], k);
+        col[..3].copy_from_slice(&[x, y, z]);
+    }
+    m
+}
+
 /// An event marker (16 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -415,5 +453,18 @@ mod tests {
         assert_eq!(size_of::<ImageRecord>(), 16);
         assert_eq!(size_of::<AnimExtRecord>(), 32);
         assert_eq!(size_of::<ParamRecord>(), 12);
+        assert_eq!(size_of::<CharExtRecord>(), 16);
+    }
+
+    #[test]
+    fn a_quarter_turn_maps_x_z_to_z_minus_x() {
+        // A translation to (1, 2, 3): turned once it is at (3, 2, -1); four turns are none.
+        let mut m = [0.0; 16];
+        (m[0], m[5], m[10], m[15]) = (1.0, 1.0, 1.0, 1.0);
+        (m[12], m[13], m[14]) = (1.0, 2.0, 3.0);
+        let t = turn_matrix(m, 1);
+        assert_eq!((t[12], t[13], t[14]), (3.0, 2.0, -1.0));
+        assert_eq!(turn_matrix(turn_matrix(m, 3), 1), m);
+        assert_eq!(turn_matrix(m, 4), m);
     }
 }

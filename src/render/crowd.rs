@@ -472,7 +472,12 @@ impl CrowdRenderer {
             for &(mi, _) in self.meshes.parts_of(d.character, d.level) {
                 let m = &self.meshes.meshes[mi];
                 pass.set_bind_group(2, &m.material, &[]);
-                pass.set_vertex_buffer(0, m.vertices.slice(..));
+                // The static path draws the bind pose, turned as the baked frames are.
+                let vertices = match texels {
+                    Some(_) => &m.vertices,
+                    None => m.bind_pose(),
+                };
+                pass.set_vertex_buffer(0, vertices.slice(..));
                 pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
                 if texels.is_none() {
                     pass.draw_indexed(0..m.index_count, 0, d.slots.clone());

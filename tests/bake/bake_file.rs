@@ -133,6 +133,8 @@ fn f32_texels_of_every_clip_are_bit_identical_to_the_cpu_pipeline() {
         let scale = default_scale(&m);
         let (_, file, report) = bake_and_read(exact(&path), PrecisionChoice::F32);
         let turns = report.quarter_turns;
+        // The file records the turn its texels carry (format 1.2).
+        assert_eq!(file.facing_turns(0), turns, "{}", m.name);
         assert_eq!(file.format(), TexelFormat::Rgba32F);
         assert_eq!(file.anims().len(), m.clips.len(), "{}", m.name);
         let n = m.skeleton.len();

@@ -79,7 +79,8 @@ fn inspect_and_export_texture_read_a_bake() {
     let (code, out, _) = throng(&["inspect", &f]);
     assert_eq!(code, 0);
     for part in [
-        "throng format 1.1",
+        "throng format 1.2",
+        "height 1.794 m, facing not turned",
         "speed m/s",
         "rgba32f texels",
         "TEXL",
@@ -92,7 +93,9 @@ fn inspect_and_export_texture_read_a_bake() {
     let (code, out, _) = throng(&["inspect", &f, "--json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["version"], "1.1");
+    assert_eq!(v["version"], "1.2");
+    // The walker walks along +z: no facing turn.
+    assert_eq!(v["characters"][0]["facing_turns"], 0);
     let joints = v["characters"][0]["joints"].as_array().unwrap();
     assert_eq!(joints.len(), 19);
     assert!(
@@ -393,4 +396,28 @@ fn a_bare_bake_names_the_clips_over_the_interpolation_budget() {
     let (code, text, err) = throng(&["bake", &recipe.display().to_string()]);
     assert_eq!(code, 0, "{err}");
     assert!(!text.contains("over the interpolation budget"), "{text}");
+}
+
+/// A bare bake of the mannequin variant facing −z is turned half round: the summary notes it,
+/// and `inspect` shows the turn the file records (format 1.2), in text and in JSON.
+#[test]
+fn summary_and_inspect_say_the_facing_turn() {
+    let dir = common::temp_dir("cli-facing");
+    let (model, file) = (dir.join("back.glb"), dir.join("back.throng"));
+    let (m, f) = (model.display().to_string(), file.display().to_string());
+    let (code, _, err) = throng(&["gen-mannequin", "--variant", "mixamo-back", "-o", &m]);
+    assert_eq!(code, 0, "{err}");
+    let (code, summary, err) = throng(&["bake", &m, "-o", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(summary.contains("turned 180° about +y"), "{summary}");
+    let (code, text, _) = throng(&["inspect", &f]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("facing turned 180° about +y (2 quarter turns)"),
+        "{text}"
+    );
+    let (code, json, _) = throng(&["inspect", &f, "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["characters"][0]["facing_turns"], 2);
 }

@@ -1,7 +1,8 @@
 //! The baked-file reader against damaged and hostile input: every flipped bit and every
 //! truncation of a small file is an error; files with valid checksums but hostile tables (huge
 //! counts, ranges past the end, parents out of order, broken UTF-8, NaN texels) get a typed
-//! error naming the problem; the committed format 1.0 and 1.1 fixtures stay readable forever.
+//! error naming the problem; the committed format 1.0 and 1.1 fixtures stay readable forever;
+//! format 1.2's facing turns are checked (rules 40-41).
 //! (The reader's fuzz and its saved crashing inputs are in tests/hostile/fuzz.rs.)
 
 use crate::common;
@@ -261,10 +262,85 @@ fn hostile_1_1_tables_get_typed_errors() {
     );
 }
 
+/// The bytes of `bytes` laid out again with section `kind`'s data made by `data` (`None`:
+/// the section left out), checksums and offsets made anew.
+fn with_section(bytes: &[u8], kind: [u8; 4], data: impl Fn(&[u8]) -> Option<Vec<u8>>) -> Vec<u8> {
+    let c = Container::from_bytes(bytes, "x").unwrap();
+    let mut w = Writer::new();
+    for s in c.sections() {
+        let old = &c.bytes()[s.range.clone()];
+        let new = if s.kind == kind {
+            data(old)
+        } else {
+            Some(old.to_vec())
+        };
+        if let Some(new) = new {
+            w.add(s.kind, s.align, new).unwrap();
+        }
+    }
+    w.to_bytes()
+}
+
+#[test]
+fn hostile_1_2_tables_get_typed_errors() {
+    // Rule 41, through the builder and the reader alike (the same message).
+    refused(
+        "turns-4",
+        "character 0 'tiny': facing turn of 4 quarter turns, expected 0 to 3",
+        |b| b.facing_turns = vec![4],
+    );
+    let mut b = tiny_builder("turns-many");
+    b.facing_turns = vec![1, 2];
+    let e = b.to_bytes().err().unwrap().to_string();
+    assert!(e.contains("'CEXT': 2 entries for 1 characters"), "{e}");
+    // Rule 40: a 1.2 file without CEXT, with a record too many, with a cut record.
+    let bytes = tiny_builder("cext").to_bytes().unwrap();
+    let e = read(&with_section(&bytes, kinds::CEXT, |_| None))
+        .err()
+        .unwrap();
+    assert!(
+        e.contains("no 'CEXT' section (every file of format 1.2 or later has one)"),
+        "{e}"
+    );
+    let e = read(&with_section(&bytes, kinds::CEXT, |d| {
+        Some([d, d].concat())
+    }))
+    .err()
+    .unwrap();
+    assert!(
+        e.contains("'CEXT' holds 2 character records, but the file has 1 characters"),
+        "{e}"
+    );
+    let e = read(&with_section(&bytes, kinds::CEXT, |d| {
+        Some(d[..12].to_vec())
+    }))
+    .err()
+    .unwrap();
+    assert!(
+        e.contains("section 'CEXT': 12 bytes is not a whole number of 16-byte records"),
+        "{e}"
+    );
+    // Turns 0 to 3 read back as written; four in a 1.1 file are skipped with the section.
+    for k in 0..4u8 {
+        let mut b = tiny_builder(&format!("turns-{k}"));
+        b.facing_turns = vec![k];
+        let f = read(&b.to_bytes().unwrap()).unwrap();
+        assert_eq!((f.facing_turns(0), f.facing_turns(1)), (k, 0));
+    }
+    let mut b = tiny_builder("turns-1-1");
+    b.facing_turns = vec![4];
+    let mut old = b.to_writer().unwrap().to_bytes();
+    old[10..12].copy_from_slice(&1u16.to_le_bytes());
+    common::reseal(&mut old);
+    assert_eq!(read(&old).unwrap().facing_turns(0), 0);
+}
+
 #[test]
 fn the_baker_records_nodes_speeds_and_sources() {
     let f = read(&tiny_builder("tiny-1-1").to_bytes().unwrap()).unwrap();
-    assert_eq!(f.container().version(), (1, 1));
+    assert_eq!(f.container().version(), (1, 2));
+    // It has root motion: never turned.
+    assert_eq!(f.facing_turns(0), 0);
     // The glTF of common::one_channel_model: node 0 is the mesh, 1 the root, 2 its child.
     assert_eq!((f.joint_node(0), f.joint_node(1)), (Some(1), Some(2)));
     // Every animation has root motion, 2 m per 1 s cycle of the clip, which the state plays
@@ -290,7 +366,7 @@ fn the_baker_records_nodes_speeds_and_sources() {
 
 #[test]
 fn a_1_0_file_skips_the_1_1_sections_and_reads_them_as_absent() {
-    // A 1.1 bake relabelled 1.0: format 1.0 does not define the new kinds, so they are
+    // A 1.2 bake relabelled 1.0: format 1.0 does not define the new kinds, so they are
     // skipped, whatever they hold.
     let mut b = tiny_builder("relabel").to_bytes().unwrap();
     b[10..12].copy_from_slice(&0u16.to_le_bytes());
@@ -478,10 +554,10 @@ fn the_format_1_0_fixture_stays_readable() {
 }
 
 #[test]
-fn the_format_1_1_fixture_stays_readable() {
+fn the_format_1_2_fixture_stays_readable() {
     // THRONG_BLESS=1 bakes the tiny recipe into it (only if it was lost: a committed fixture
     // must stay readable by every later build).
-    let path = fixtures().join("format-1.1.throng");
+    let path = fixtures().join("format-1.2.throng");
     if std::env::var("THRONG_BLESS").is_ok_and(|v| v == "1") {
         let mut recipe = common::tiny_recipe("fixture");
         recipe.output = path.clone();
@@ -494,7 +570,29 @@ fn the_format_1_1_fixture_stays_readable() {
     let f = ThrongFile::open(&path).unwrap_or_else(|e| {
         panic!("{e} (the committed fixture must stay; THRONG_BLESS=1 recreates it only if lost)")
     });
+    assert_eq!(f.container().version(), (1, 2));
+    // The tiny character has root motion: it keeps its facing, recorded as 0.
+    assert_eq!(f.facing_turns(0), 0);
+    assert!(
+        f.container()
+            .section(kinds::CEXT)
+            .is_some_and(|d| d.len() == 16)
+    );
+    // The 1.1 facts are there as in the 1.1 fixture.
+    assert_eq!((f.joint_node(0), f.joint_node(1)), (Some(1), Some(2)));
+    assert!(f.clip_sources(0) == [0] && f.state_source(0).is_none());
+}
+
+#[test]
+fn the_format_1_1_fixture_stays_readable() {
+    // Written by throng before format 1.2 (the tiny recipe, baked); this build writes 1.2, so
+    // it cannot be made again: it must stay.
+    let path = fixtures().join("format-1.1.throng");
+    let f = ThrongFile::open(&path)
+        .unwrap_or_else(|e| panic!("{e} (the committed 1.1 fixture must stay)"));
     assert_eq!(f.container().version(), (1, 1));
+    // Nothing of format 1.2 is recorded: no facing turn.
+    assert_eq!(f.facing_turns(0), 0);
     let joints: Vec<(&str, Option<u32>)> = (0..f.joints().len())
         .map(|j| (f.str(f.joints()[j].name), f.joint_node(j)))
         .collect();

@@ -1,8 +1,9 @@
 //! Cross-checks `throng inspect FILE.throng --json` against an independent reader of the
 //! format, `tools/throng-reader` (JavaScript, no dependencies), written from docs/FORMAT.md
 //! alone: if the two agree on real bakes, the specification is enough to read a `.throng` file.
-//! - the mannequin bake, the walker bake (states, several speeds, two LOD levels, f32) and the
-//!   committed format-1.0 and format-1.1 fixtures read the same through both;
+//! - the mannequin bake, the walker bake (states, several speeds, two LOD levels, f32), a bare
+//!   bake of the mannequin variant facing −z (turned half round: format 1.2's facing turn 2)
+//!   and the committed format-1.0, 1.1 and 1.2 fixtures read the same through both;
 //! - a copy with one flipped byte, a copy with a forward parent index and a 1.1 copy whose
 //!   state claims glTF sources, checksums recomputed, are refused by both.
 //!
@@ -165,10 +166,34 @@ fn walker_bake_reads_the_same() {
 }
 
 #[test]
+fn a_turned_bare_bake_reads_the_same_with_its_facing_turn() {
+    let Some(reader) = reader() else { return };
+    let tmp = common::temp_dir("independent-back");
+    let (model, file) = (tmp.join("back.glb"), tmp.join("back.throng"));
+    let out = output(Command::new(env!("CARGO_BIN_EXE_throng")).args([
+        "gen-mannequin".as_ref(),
+        "--variant".as_ref(),
+        "mixamo-back".as_ref(),
+        "-o".as_ref(),
+        model.as_os_str(),
+    ]));
+    assert!(out.status.success(), "{}", text(&out));
+    bake(&model.display().to_string(), &file);
+    reads_the_same(&reader, &file);
+    let (throng, node) = inspect_both(&reader, &file);
+    for (who, json) in [("throng", throng), ("the reader", node)] {
+        let json = json.unwrap();
+        assert_eq!(json["version"], "1.2", "{who}");
+        assert_eq!(json["characters"][0]["facing_turns"], 2, "{who}");
+    }
+}
+
+#[test]
 fn committed_fixtures_read_the_same() {
     let Some(reader) = reader() else { return };
     reads_the_same(&reader, &repo().join("tests/fixtures/format-1.0.throng"));
     reads_the_same(&reader, &repo().join("tests/fixtures/format-1.1.throng"));
+    reads_the_same(&reader, &repo().join("tests/fixtures/format-1.2.throng"));
 }
 
 /// The file offset of section `kind`, from the section table.

@@ -42,6 +42,8 @@ const EXPECTED: &[(&str, &str)] = &[
     ("throng/anim-3-bytes.throng", "not a whole number"),
     ("throng/flip-crc-kept.throng", "crc"),
     ("throng/empty-mesh.throng", "no triangles"),
+    ("throng/minor-2-no-cext.throng", "no 'cext' section"),
+    ("throng/facing-4.throng", "facing turn of 4 quarter turns"),
     (
         "recipes/scale-1e25.toml",
         "scale-1e25.toml:4: character 'mannequin': animation 'idle'",

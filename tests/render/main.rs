@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod facing;
 mod hybrid;
 mod missing_images;
 mod render_cpu;

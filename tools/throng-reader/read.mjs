@@ -2,7 +2,7 @@
 // throng's Rust sources), to show that the specification is enough to read a bake.
 //
 // - readThrong(buffer, name): applies every container rule (1-6) and every baked-layer rule
-//   (1-34, and 35-39 for format 1.1 and later) of docs/FORMAT.md, throwing a ThrongFormatError that names the failed rule, and
+//   (1-34, 35-39 for format 1.1 and later, and 40-41 for 1.2 and later) of docs/FORMAT.md, throwing a ThrongFormatError that names the failed rule, and
 //   returns a plain object with everything the file holds.
 // - inspect(buffer, name): the JSON value that `throng inspect FILE.throng --json` prints.
 // - texelMatrix(file, anim, frame, joint): the 12 stored values (rows 0..2) of one joint's
@@ -79,6 +79,8 @@ const RECORD_SIZE = {
 // Format 1.1's sections (skipped in a 1.0 file) and their record sizes.
 const SECTIONS_1_1 = ['JNOD', 'AEXT', 'AGLT', 'APRM'];
 const RECORD_SIZE_1_1 = { JNOD: 4, AEXT: 32, AGLT: 4, APRM: 12 };
+// Format 1.2: one CharExtRecord per character.
+const CEXT_RECORD_SIZE = 16;
 const EXT_GROUND_SPEED = 1;
 const EXT_FOOT_SLIDE = 2;
 const EXT_FEET_LOCKED = 4;
@@ -616,6 +618,20 @@ function readBaked(bytes, name, container) {
     if (P !== n.APRM) fail(38, '1.1 ranges', `the animations have ${P} parameters, APRM has ${n.APRM} records`);
   }
 
+  // Format 1.2: rules 40-41, only in a file of minor version 2 or later.
+  for (const ch of characters) ch.facingTurns = 0;
+  if (container.version.minor >= 2) {
+    const c = byKind.get('CEXT');
+    if (c === undefined) fail(40, '1.2 sections', 'missing section CEXT');
+    if (c.size % CEXT_RECORD_SIZE !== 0) fail(40, '1.2 sections', `CEXT is ${c.size} bytes, not a multiple of its ${CEXT_RECORD_SIZE}-byte records`);
+    if (c.size / CEXT_RECORD_SIZE !== characters.length) fail(40, '1.2 sections', `CEXT has ${c.size / CEXT_RECORD_SIZE} records, CHAR ${characters.length}`);
+    characters.forEach((ch, i) => {
+      const turns = u32(c.offset + CEXT_RECORD_SIZE * i);
+      if (turns > 3) fail(41, '1.2 facing', `character ${i} '${ch.name}': facing_turns ${turns} is not 0 to 3`);
+      ch.facingTurns = turns;
+    });
+  }
+
   return {
     name,
     version: container.version,
@@ -886,6 +902,7 @@ export function inspect(buffer, name = 'file') {
     characters: f.characters.map((c) => ({
       name: c.name,
       height: f32Json(c.height),
+      facing_turns: c.facingTurns,
       joints: c.joints.map((j) => ({ name: j.name, parent: j.parent < 0 ? null : j.parent, node: j.node })),
       anims: c.anims.map((a) => {
         const out = { name: a.name, kind: a.kind === 0 ? 'clip' : 'state' };

@@ -12,8 +12,8 @@ use toml::Spanned;
 
 use super::{
     CharacterSpec, DEFAULT_FPS, DEFAULT_INTERPOLATION_BUDGET, DEFAULT_LODS,
-    DEFAULT_PRECISION_BUDGET, KeyLines, MAX_HEIGHT, MAX_PARAM_VALUES, PrecisionChoice, Rate,
-    Recipe, Selection, Size, Source,
+    DEFAULT_PRECISION_BUDGET, Facing, KeyLines, MAX_HEIGHT, MAX_PARAM_VALUES, PrecisionChoice,
+    Rate, Recipe, Selection, Size, Source,
 };
 use crate::bake::error::{BakeError, RecipeAt};
 use crate::character::number::{Number, short};
@@ -78,6 +78,7 @@ struct CharacterFields {
     height: Option<Spanned<Number>>,
     tint: Option<Spanned<Vec<Number>>>,
     foot_lock: Option<Spanned<bool>>,
+    facing: Option<Spanned<String>>,
 }
 
 /// A recipe's text, for locating its values.
@@ -197,6 +198,7 @@ fn key_lines(c: &Spanned<CharacterFileSpec>, t: &Text) -> KeyLines {
         ("height", s.height.as_ref().map(Spanned::span)),
         ("tint", s.tint.as_ref().map(Spanned::span)),
         ("foot_lock", s.foot_lock.as_ref().map(Spanned::span)),
+        ("facing", s.facing.as_ref().map(Spanned::span)),
     ];
     for (key, span) in simple {
         if let Some(span) = span {
@@ -384,6 +386,16 @@ fn character_spec(
     }
     let size = size(c, &name, t)?;
     let tint = tint(c, &name, t)?;
+    let facing = match c.facing.as_ref().map(|f| (f.get_ref().as_str(), f)) {
+        None | Some(("auto", _)) => Facing::Auto,
+        Some(("authored", _)) => Facing::Authored,
+        Some((f, s)) => {
+            return Err(t.bad(
+                s.span(),
+                format!("character '{name}': facing = '{f}': give \"auto\" or \"authored\""),
+            ));
+        }
+    };
     Ok(CharacterSpec {
         name: name.clone(),
         clips: selection(c.clips.as_ref(), &what("clips"), t)?,
@@ -404,6 +416,7 @@ fn character_spec(
         size,
         tint,
         foot_lock: c.foot_lock.as_ref().is_none_or(|f| *f.get_ref()),
+        facing,
         lines,
     })
 }

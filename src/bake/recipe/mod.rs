@@ -66,6 +66,17 @@ pub enum PrecisionChoice {
     Auto,
 }
 
+/// How a recipe's character faces in the bake (docs/BAKING.md, "Facing").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Facing {
+    /// Turned about +y by quarter turns so that its feet walk along +z, the crowd's forward,
+    /// when it has no root motion and walks along another model axis (the default).
+    #[default]
+    Auto,
+    /// Kept as authored: never turned (the file records 0 quarter turns).
+    Authored,
+}
+
 /// Where a character comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
@@ -196,6 +207,9 @@ pub struct CharacterSpec {
     /// Whether cycles whose ground speed is measured from the feet are baked with their
     /// planted feet locked to it (docs/BAKING.md, "Foot locking"; default true).
     pub foot_lock: bool,
+    /// Whether the baker may turn it to walk along +z (`facing = "auto"`, the default) or
+    /// keeps its authored facing (`"authored"`).
+    pub facing: Facing,
     /// Where its keys are in the recipe.
     pub lines: KeyLines,
 }

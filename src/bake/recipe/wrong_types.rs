@@ -122,6 +122,7 @@ fps = "auto"
 scale = [1.0, 1.0, 1.0]
 tint = [1.0, 0.5, 0.5]
 foot_lock = true
+facing = "auto"
 
 [characters.rates]
 walk = 60

@@ -1,11 +1,14 @@
 //! The checks of the format 1.1 tables (docs/FORMAT.md, reading rules 35-39): each joint's
 //! glTF node and each animation's ground speed, foot slide, sources and parameter values,
-//! against the 1.0 tables they extend. Run last by [`super::all`], for files of minor version
-//! 1 or later.
+//! against the 1.0 tables they extend; and of the format 1.2 table (rules 40-41): each
+//! character's facing turn. Run last by [`super::all`], for files of minor version 1 or later.
 
 use super::{Bad, Tables, range};
 use crate::format::error::FormatError;
-use crate::format::records::{AnimExtRecord, AnimRecord, NONE, ParamRecord, anim_kind, ext_flags};
+use crate::format::records::{
+    AnimExtRecord, AnimRecord, CharExtRecord, MAX_FACING_TURNS, NONE, ParamRecord, anim_kind,
+    ext_flags,
+};
 
 /// The format 1.1 tables of a file, as read or about to be written.
 pub(in crate::format) struct Ext<'a> {
@@ -17,6 +20,8 @@ pub(in crate::format) struct Ext<'a> {
     pub sources: &'a [u32],
     /// Parameter values of states.
     pub params: &'a [ParamRecord],
+    /// Format 1.2: one per character; `None` in a file of minor version 1.
+    pub char_ext: Option<&'a [CharExtRecord]>,
 }
 
 /// The format 1.1 tables against the 1.0 ones (`t`): one node per joint, one record per
@@ -68,6 +73,31 @@ pub(super) fn check(t: &Tables, x: &Ext, bad: Bad) -> Result<(), FormatError> {
             x.sources.len(),
             x.params.len()
         )));
+    }
+    match x.char_ext {
+        Some(c) => char_ext(t, c, bad),
+        None => Ok(()),
+    }
+}
+
+/// The format 1.2 table `c` against the characters of `t` (rules 40-41): one record per
+/// character, each facing turn 0 to 3.
+fn char_ext(t: &Tables, c: &[CharExtRecord], bad: Bad) -> Result<(), FormatError> {
+    if c.len() != t.characters.len() {
+        return Err(bad(format!(
+            "'CEXT' holds {} character records, but the file has {} characters",
+            c.len(),
+            t.characters.len()
+        )));
+    }
+    for (ci, e) in c.iter().enumerate() {
+        if e.facing_turns > MAX_FACING_TURNS {
+            return Err(bad(format!(
+                "{}: facing turn of {} quarter turns, expected 0 to {MAX_FACING_TURNS}",
+                t.character_label(ci),
+                e.facing_turns
+            )));
+        }
     }
     Ok(())
 }

@@ -1,14 +1,15 @@
 //! The bake's meshes on the GPU: every mesh part at every LOD level and every attachment,
 //! with its material (base colour factor and image), and which of them make up each
 //! character at each level, with each one's place in an agent's region of the CPU path's
-//! vertex cache.
+//! vertex cache; for a character the baker turned, its bind pose turned the same way, which
+//! the static path draws.
 
 use wgpu::util::DeviceExt as _;
 
 use super::attachment::Attachment;
 use super::influences::{MAX_INFLUENCES, by_influences};
 use crate::format::ThrongFile;
-use crate::format::records::{NONE, VertexRecord};
+use crate::format::records::{NONE, VertexRecord, turn_vector};
 use crate::render::device::Gpu;
 use crate::render::error::RenderError;
 
@@ -20,6 +21,10 @@ pub(in crate::render) struct GpuMesh {
     /// below.
     pub attachment: Option<usize>,
     pub vertices: wgpu::Buffer,
+    /// For a character the baker turned (format 1.2's facing turn): its bind pose turned as
+    /// its baked matrices were, for the static path, which draws the bind pose without
+    /// them; `None` when not turned (the static path draws `vertices`).
+    pub turned: Option<wgpu::Buffer>,
     pub indices: wgpu::Buffer,
     pub vertex_count: u32,
     pub index_count: u32,
@@ -31,6 +36,11 @@ pub(in crate::render) struct GpuMesh {
 }
 
 impl GpuMesh {
+    /// The vertices the static path draws: the bind pose, facing as the baked frames do.
+    pub fn bind_pose(&self) -> &wgpu::Buffer {
+        self.turned.as_ref().unwrap_or(&self.vertices)
+    }
+
     /// The non-empty runs of [`GpuMesh::runs`], with the influences each needs (1 to 4).
     pub fn runs(&self) -> impl Iterator<Item = (usize, std::ops::Range<u32>)> + '_ {
         (1..)
@@ -64,13 +74,15 @@ struct Uploader<'a> {
 }
 
 impl Uploader<'_> {
-    /// Vertex and index buffers (triangles grouped by influences) and the material of one mesh.
+    /// Vertex and index buffers (triangles grouped by influences) and the material of one
+    /// mesh, and its bind pose turned by `turns` quarter turns about +y when that is not 0.
     fn upload(
         &self,
         v: &[VertexRecord],
         i: &[u32],
         color: [f32; 4],
         view: &wgpu::TextureView,
+        turns: u8,
     ) -> Upload {
         let device = self.device;
         let (i, runs) = by_influences(v, i);
@@ -78,6 +90,21 @@ impl Uploader<'_> {
             label: Some("mesh vertices"),
             contents: bytemuck::cast_slice::<VertexRecord, u8>(v),
             usage: wgpu::BufferUsages::VERTEX,
+        });
+        let turned = (!turns.is_multiple_of(4)).then(|| {
+            let turned: Vec<VertexRecord> = v
+                .iter()
+                .map(|r| VertexRecord {
+                    position: turn_vector(r.position, turns),
+                    normal: turn_vector(r.normal, turns),
+                    ..*r
+                })
+                .collect();
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh vertices, turned bind pose"),
+                contents: bytemuck::cast_slice::<VertexRecord, u8>(&turned),
+                usage: wgpu::BufferUsages::VERTEX,
+            })
         });
         let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("mesh indices"),
@@ -109,6 +136,7 @@ impl Uploader<'_> {
         });
         Upload {
             vertices,
+            turned,
             indices,
             runs,
             material,
@@ -119,6 +147,7 @@ impl Uploader<'_> {
 /// What [`Uploader::upload`] made of one mesh.
 struct Upload {
     vertices: wgpu::Buffer,
+    turned: Option<wgpu::Buffer>,
     indices: wgpu::Buffer,
     runs: [std::ops::Range<u32>; MAX_INFLUENCES],
     material: wgpu::BindGroup,
@@ -166,12 +195,14 @@ impl Meshes {
             } else {
                 m.image as usize
             }];
-            let u = uploader.upload(v, i, m.base_color, view);
+            let turns = file.facing_turns(m.character as usize);
+            let u = uploader.upload(v, i, m.base_color, view, turns);
             meshes.push(GpuMesh {
                 character: m.character,
                 lod: m.lod,
                 attachment: None,
                 vertices: u.vertices,
+                turned: u.turned,
                 indices: u.indices,
                 vertex_count: m.vertex_count,
                 index_count: m.index_count,
@@ -190,12 +221,15 @@ impl Meshes {
                     ),
                 });
             }
-            let u = uploader.upload(&a.vertices, &a.indices, a.color, &image_views[white]);
+            // In the character's bind space, so turned with it.
+            let turns = file.facing_turns(a.character as usize);
+            let u = uploader.upload(&a.vertices, &a.indices, a.color, &image_views[white], turns);
             meshes.push(GpuMesh {
                 character: a.character,
                 lod: a.max_level,
                 attachment: Some(k),
                 vertices: u.vertices,
+                turned: u.turned,
                 indices: u.indices,
                 vertex_count: a.vertices.len() as u32,
                 index_count: a.indices.len() as u32,

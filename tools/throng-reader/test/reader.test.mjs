@@ -1,6 +1,6 @@
 // Tests of the independent reader on the committed fixtures tests/fixtures/format-1.0.throng
 // and format-1.1.throng: they read (1.0 without and 1.1 with joint nodes, ground speeds and
-// sources); every flipped byte and every truncation is refused; hand edits with their
+// sources; 1.1 laid out again as 1.2 with a facing turn); every flipped byte and every truncation is refused; hand edits with their
 // checksums recomputed are refused by the rule they break; and files re-laid out by the
 // spec's writing rules (unknown sections, other orders, a newer minor) still read.
 import { test } from 'node:test';
@@ -208,6 +208,28 @@ test('each 1.1 reading rule refuses the edit that breaks it', () => {
   for (const [rule, edit] of RULE_EDITS_1_1) refused(edited(edit, fixture11), rule, `${rule}: ${edit}`);
 });
 
+/** A CEXT section (format 1.2) with these facing turns, one 16-byte record each. */
+function cext(turns) {
+  const data = new Uint8Array(16 * turns.length);
+  turns.forEach((k, i) => new DataView(data.buffer).setUint32(16 * i, k, true));
+  return { kind: 'CEXT', align: 8, data };
+}
+
+test('format 1.2: the facing turn is read, and checked by rules 40 and 41', () => {
+  const sections = fixtureSections(fixture11);
+  const f = readThrong(layOut([...sections, cext([2])], { minor: 2 }), 'turned');
+  assert.equal(f.characters[0].facingTurns, 2);
+  assert.equal(inspect(layOut([...sections, cext([2])], { minor: 2 }), 'f').characters[0].facing_turns, 2);
+  // Older files record none: 0. A 1.1 file's CEXT, whatever it holds, is skipped.
+  assert.equal(readThrong(fixture11()).characters[0].facingTurns, 0);
+  assert.equal(readThrong(layOut([...sections, cext([9])], { minor: 1 })).characters[0].facingTurns, 0);
+  refused(layOut([...sections, cext([4])], { minor: 2 }), 'baked 41', 'four quarter turns');
+  refused(layOut(sections, { minor: 2 }), 'baked 40', 'no CEXT');
+  refused(layOut([...sections, cext([0, 0])], { minor: 2 }), 'baked 40', 'a record too many');
+  const cut = cext([1]);
+  refused(layOut([...sections, { ...cut, data: cut.data.slice(0, 12) }], { minor: 2 }), 'baked 40', 'a cut record');
+});
+
 test('laying the fixture out again by the spec gives the same bytes', () => {
   assert.deepEqual(layOut(fixtureSections()), fixture());
 });
@@ -219,8 +241,9 @@ test('unknown section kinds, another section order and a newer minor are accepte
   const variants = [
     [layOut([...sections, extra]), expected],
     [layOut([extra, ...sections.slice().reverse()]), expected],
-    // A newer minor than 1.1 must hold 1.1's sections: the 1.1 fixture's.
-    [layOut([...fixtureSections(fixture11), extra], { minor: 7 }), inspect(fixture11(), 'f')],
+    // A newer minor than 1.2 must hold 1.1's and 1.2's sections: the 1.1 fixture's and a
+    // facing record of its one character.
+    [layOut([...fixtureSections(fixture11), cext([0]), extra], { minor: 7 }), inspect(fixture11(), 'f')],
   ];
   for (const [v, want] of variants) {
     const got = inspect(v, 'f');
@@ -439,8 +462,8 @@ test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that b
   }
   const bytes = new Uint8Array(readFileSync(path));
   const dv = new DataView(bytes.buffer, bytes.byteOffset);
-  if (dv.getUint32(24, true) !== 0xa8a2aad0) {
-    assert.ok(!required, `bake/mannequin.throng has content CRC ${dv.getUint32(24, true).toString(16)}, not the worked example's a8a2aad0: docs/FORMAT.md's example is stale`);
+  if (dv.getUint32(24, true) !== 0x09c4a5d7) {
+    assert.ok(!required, `bake/mannequin.throng has content CRC ${dv.getUint32(24, true).toString(16)}, not the worked example's 9c4a5d7: docs/FORMAT.md's example is stale`);
     return t.skip('bake/mannequin.throng is another bake');
   }
   const f = readThrong(bytes, 'mannequin.throng');
@@ -449,6 +472,9 @@ test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that b
   assert.deepEqual([a.duration, a.fps], [2, 30]);
   assert.deepEqual([a.firstEvent, a.eventCount], [10, 6]);
   assert.deepEqual([a.events[0].name, a.events[0].time], ['foot_l', 0]);
+  // Format 1.2: the mannequin walks along +z: no facing turn.
+  assert.equal(f.version.minor, 2);
+  assert.equal(f.characters[0].facingTurns, 0);
   // Format 1.1: the head's node, the state's ground speed and its parameter values.
   assert.equal(f.characters[0].joints[4].name, 'head');
   assert.equal(f.characters[0].joints[4].node, 5);
