@@ -17,6 +17,7 @@ mod bake_file;
 mod bake_identical;
 mod blend_pipeline;
 mod character_file;
+mod feet;
 mod ground_speed;
 mod import_features;
 mod interpolation;
