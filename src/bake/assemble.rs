@@ -157,6 +157,11 @@ impl<'a> Assembly<'a> {
             lod_triangles,
             lod_errors,
             anims,
+            feet: super::gait::feet(l)
+                .joints
+                .iter()
+                .filter_map(|&j| skeleton.names().get(j).cloned())
+                .collect(),
             warnings,
             quarter_turns: 0,
         })

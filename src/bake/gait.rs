@@ -34,7 +34,7 @@ pub const POINTS: usize = 8;
 /// A character's foot joints, found once per character.
 #[derive(Clone, Debug, Default)]
 pub struct Feet {
-    /// Joint indices ([`gait::find_feet`]).
+    /// Joint indices ([`gait::find_feet_skinned`]).
     pub joints: Vec<usize>,
     /// Per foot, `POINTS` bind-space points its skinning matrix carries: the corners of the
     /// box of the vertices it moves (the lowest is where it touches the ground), or the joint's
@@ -50,26 +50,76 @@ pub(super) fn feet(l: &Loaded) -> Feet {
     feet_of(&l.model, &l.boxes, l.scale, l.height)
 }
 
-/// The feet the baker measures on `model` (its joint boxes `boxes`) baked at `scale` (applied
-/// in model space, as the baker sizes a character) to a character `height` tall (metres, the
-/// baked height): [`gait::find_feet_skinned`] on its rest pose (skipping foot joints that move
-/// no vertex), each foot with its `POINTS`. Public
-/// so that benchmarks and tests follow the same feet as the baker.
-pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> Feet {
-    let skeleton = &model.skeleton;
-    let bind: Vec<Vec4> = skeleton
+/// A character's rest pose as its feet are found on it ([`feet_of`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RestPose {
+    /// Per joint, its origin in model space, model units.
+    pub origins: Vec<Vec3>,
+    /// Per joint, the box (lowest and highest corners, model space, model units) of the
+    /// corners of the bind-space box of the vertices it moves, moved to the rest pose: its
+    /// bottom is where the joint touches down. `None` for a joint that moves no vertex.
+    pub boxes: Vec<Option<(Vec3, Vec3)>>,
+    /// Per joint, the bind-space origin (w = 1).
+    pub bind: Vec<Vec4>,
+}
+
+/// The rest pose of `model` (its joint boxes `boxes`) baked at `scale` (applied in model
+/// space): where each joint is and where the vertices it moves touch down. Public so that
+/// tests can say how far above the ground a joint that is no foot stands.
+pub fn rest_pose(model: &Model, boxes: &JointBoxes, scale: Mat4) -> RestPose {
+    let bind: Vec<Vec4> = model
+        .skeleton
         .inverse_bind()
         .iter()
         .map(|m| m.inverse().w_axis)
         .collect();
     let mut poser = Poser::new(model);
-    let rest: Vec<Vec3> = poser
+    let skin: Vec<Mat4> = poser
         .clip(model, None, 0.0, Wrap::Clamp)
         .iter()
-        .zip(&bind)
-        .map(|(m, b)| (scale * *m * *b).truncate())
+        .map(|m| scale * *m)
         .collect();
-    let joints = gait::find_feet_skinned(skeleton, &rest, height, |j| boxes.corners(j).is_some());
+    let origins = skin
+        .iter()
+        .zip(&bind)
+        .map(|(m, b)| (*m * *b).truncate())
+        .collect();
+    let moved = skin
+        .iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let corners = boxes.corners(j)?;
+            Some(
+                corners
+                    .iter()
+                    .map(|c| (*m * *c).truncate())
+                    .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| {
+                        (lo.min(p), hi.max(p))
+                    }),
+            )
+        })
+        .collect();
+    RestPose {
+        origins,
+        boxes: moved,
+        bind,
+    }
+}
+
+/// The feet the baker measures on `model` (its joint boxes `boxes`) baked at `scale` (applied
+/// in model space, as the baker sizes a character) to a character `height` tall (metres, the
+/// baked height): [`gait::find_feet_skinned`] on its [`rest_pose`] (skipping foot joints that
+/// move no vertex; a leaf stands where the lowest corner of its box does), each foot with its
+/// `POINTS`. Public so that benchmarks and tests follow the same feet as the baker.
+pub fn feet_of(model: &Model, boxes: &JointBoxes, scale: Mat4, height: f32) -> Feet {
+    let skeleton = &model.skeleton;
+    let RestPose {
+        origins: rest,
+        boxes: moved,
+        bind,
+    } = rest_pose(model, boxes, scale);
+    let joints =
+        gait::find_feet_skinned(skeleton, &rest, height, |j| moved.get(j).copied().flatten());
     let hips = gait::hips(skeleton);
     Feet {
         points: joints

@@ -55,7 +55,7 @@ pub use default::{
 pub use error::{BakeError, RecipeAt};
 pub use events::MAX_EVENTS;
 pub use frames::{FrameSchedule, MAX_FRAMES};
-pub use gait::{Feet, feet_of};
+pub use gait::{Feet, RestPose, feet_of, rest_pose};
 pub use inputs::{TOOL, inputs};
 pub use load::standing_height;
 pub use output::{OutputError, bake_if_stale, bake_to_file, check_output, up_to_date};

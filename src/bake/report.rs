@@ -130,6 +130,9 @@ pub struct CharacterReport {
     pub lod_errors: Vec<f32>,
     /// Animations.
     pub anims: Vec<AnimReport>,
+    /// The joints the baker measures ground speed on and locks to the ground (its feet,
+    /// `anim::gait::find_feet_skinned`), by name, in joint order; empty when it has none.
+    pub feet: Vec<String>,
     /// Import warnings and notes.
     pub warnings: Vec<String>,
     /// Quarter turns about +y (0 to 3, each +90°: model (x, z) to (z, −x)) the baker gave the

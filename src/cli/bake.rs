@@ -81,6 +81,9 @@ fn summary(report: &BakeReport, recipe: &Recipe, bytes: u64, seconds: f64) -> St
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        if !c.feet.is_empty() {
+            s += &format!("  feet: {}\n", c.feet.join(", "));
+        }
         for w in &c.warnings {
             s += &format!("  note: {w}\n");
         }

@@ -39,7 +39,8 @@ pub use agent::{Agent, AgentId, End, Play, Spawn, Start};
 pub use error::CrowdError;
 pub use frame::{
     DIRTY_GAP, DrawRange, FramePose, Frustum, InstanceRecord, LodPolicy, LodPresets, MAX_LEVELS,
-    MAX_LIVE, MAX_RATE, Playback, Schedule, agent_sphere, lod_presets, rgba8,
+    MAX_LIVE, MAX_RATE, Playback, REFERENCE_HEIGHT, Schedule, agent_sphere, lod_presets, rgba8,
+    size_factor,
 };
 pub use palette::{AnimInfo, CharacterPalette, Family, Gait, Palette, PaletteNames};
 pub use plaza::terrain::Terrain;

@@ -19,6 +19,7 @@
 use glam::Vec3;
 
 use super::error::CrowdError;
+use super::frame::lod::size_factor;
 use crate::format::ThrongFile;
 use crate::format::records::{AnimRecord, BoundsRecord, CharacterRecord, anim_flags};
 
@@ -166,6 +167,12 @@ pub struct Family {
 pub struct CharacterPalette {
     /// The character's name.
     pub name: String,
+    /// Its height in the rest pose, metres ([`CharacterRecord::height`]): with
+    /// [`REFERENCE_HEIGHT`], what its LOD distances are multiplied by ([`size_factor`]).
+    ///
+    /// [`REFERENCE_HEIGHT`]: crate::crowd::frame::lod::REFERENCE_HEIGHT
+    /// [`size_factor`]: crate::crowd::frame::lod::size_factor
+    pub height: f32,
     /// LOD meshes in the bake (at least 1; a character without meshes counts as 1).
     pub levels: u32,
     /// All gait families, in file order.
@@ -233,6 +240,7 @@ impl CharacterPalette {
         }
         Ok(Self {
             name,
+            height: ch.height,
             levels: ch.lod_count.max(1),
             families,
             locomotion_family,
@@ -264,6 +272,9 @@ impl CharacterPalette {
 pub struct Palette {
     characters: Vec<CharacterPalette>,
     anims: Vec<AnimInfo>,
+    /// Per character, its LOD size factor ([`size_factor`] of its height): looked up for
+    /// every agent stepped, so kept apart from the rest.
+    sizes: Vec<f32>,
 }
 
 impl Palette {
@@ -289,7 +300,20 @@ impl Palette {
         for ch in file.characters() {
             characters.push(CharacterPalette::of(file, ch, names, &mut anims)?);
         }
-        Ok(Self { characters, anims })
+        let sizes = characters.iter().map(|c| size_factor(c.height)).collect();
+        Ok(Self {
+            characters,
+            anims,
+            sizes,
+        })
+    }
+
+    /// The LOD size factor of character `character` ([`size_factor`] of its height: what
+    /// the LOD policy's distances are multiplied by for it, beside its agent's scale); 1 for
+    /// an index outside the file.
+    #[inline]
+    pub fn lod_size(&self, character: u32) -> f32 {
+        self.sizes.get(character as usize).copied().unwrap_or(1.0)
     }
 
     /// Every character, in file order.
@@ -643,5 +667,18 @@ mod mannequin {
             min.y.abs() < 0.1 && (1.6..2.1).contains(&max.y),
             "{min} {max}"
         );
+    }
+
+    /// The LOD distances of the presets are written for the built-in mannequin: its LOD size
+    /// is exactly 1, so the built-in crowd's levels are the distances as written (and the
+    /// figures measured on it in docs/ hold).
+    #[test]
+    fn the_mannequin_is_the_lod_reference() {
+        let file = mannequin_bake();
+        let p = Palette::new(&file, &PaletteNames::default()).unwrap();
+        let height = p.characters()[0].height;
+        assert_eq!(height, file.characters()[0].height);
+        assert_eq!(p.lod_size(0), 1.0, "height {height} m");
+        assert_eq!(p.lod_size(7), 1.0, "a character outside the file");
     }
 }

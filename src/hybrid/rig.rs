@@ -49,7 +49,7 @@ pub struct LiveRig {
 impl LiveRig {
     /// The rig of character `c` of `file`: its skeleton from the joint records, its rest
     /// positions from the first frame of its first animation, its feet as the baker finds
-    /// them ([`gait::find_feet`]) with their legs ([`Leg::find`]), and their contact boxes from
+    /// them ([`gait::find_feet_skinned`], on their boxes' lowest corners) with their legs ([`Leg::find`]), and their contact boxes from
     /// its LOD 0 meshes.
     ///
     /// # Errors
@@ -112,7 +112,29 @@ impl LiveRig {
         let height = record.height;
         let hips = gait::hips(&skeleton);
         let boxes = foot_boxes(file, c, n);
-        let feet = gait::find_feet(&skeleton, &rest, height)
+        // Each joint's box moved to this pose (the baker's rule stands a paw, whose joint sits
+        // high in it, on its box's lowest corner), or its origin without one: every joint
+        // counts as moving.
+        let moved = |j: usize| {
+            let Some(Some((lo, hi))) = boxes.get(j) else {
+                return rest.get(j).map(|p| (*p, *p));
+            };
+            let m = skin.get(j)?;
+            Some(
+                (0..8).fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(a, b), k| {
+                    let pick = |bit: usize, x: f32, y: f32| if k & bit == 0 { x } else { y };
+                    let corner = Vec4::new(
+                        pick(1, lo.x, hi.x),
+                        pick(2, lo.y, hi.y),
+                        pick(4, lo.z, hi.z),
+                        1.0,
+                    );
+                    let p = (*m * corner).truncate();
+                    (a.min(p), b.max(p))
+                }),
+            )
+        };
+        let feet = gait::find_feet_skinned(&skeleton, &rest, height, moved)
             .into_iter()
             .filter_map(|joint| {
                 let leg = Leg::find(&skeleton, joint, hips, &rest, &bind)?;

@@ -229,9 +229,10 @@ fn foot_locking_changes_only_the_legs_of_measured_cycles() {
                 }
                 if file.feet_locked(a) {
                     // Each knee bends in the plane the animation bends it in: locking moves an
-                    // ankle by up to a tenth of the height, which turns the leg's plane by up to
-                    // 9.3° (RobotExpressive's Running); a knee the solve flipped would be 180°
-                    // off. 15° between the bend axes (thigh × shin) of the locked and the
+                    // ankle by up to an eighth of the height, which turns the leg's plane by up
+                    // to 19.1° (the Fox's Run, its front paws locked by up to 9.7 cm, 12% of its
+                    // 0.79 m; RobotExpressive's Running 9.3°); a knee the solve flipped would be
+                    // 180° off. 25° between the bend axes (thigh × shin) of the locked and the
                     // unlocked pose.
                     let bind = m.skeleton.inverse_bind();
                     let at = |ms: &[Mat4], j: usize| (ms[j] * bind[j].inverse().w_axis).truncate();
@@ -242,7 +243,7 @@ fn foot_locking_changes_only_the_legs_of_measured_cycles() {
                         };
                         let angle = bend(&got).angle_between(bend(&was)).to_degrees();
                         assert!(
-                            angle < 15.0,
+                            angle < 25.0,
                             "{}: '{}' frame {f}: the knee of joint {} bends {angle:.1}° off the animation's plane",
                             m.name,
                             file.str(file.anims()[a].name),

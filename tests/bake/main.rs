@@ -18,6 +18,7 @@ mod bake_identical;
 mod blend_pipeline;
 mod character_file;
 mod facing;
+mod feet;
 mod ground_speed;
 mod import_features;
 mod interpolation;

@@ -18,12 +18,17 @@ use super::Skeleton;
 /// Name fragments of foot joints (compared with lower-cased joint names).
 pub const FOOT_NAMES: [&str; 5] = ["foot", "ankle", "toe", "paw", "heel"];
 
-/// A leaf joint whose rest height is within this fraction of the character's height of the
-/// lowest foot also stands on the ground (a quadruped's front paws, named "hand" in the Fox).
-/// 5%: ground contacts (toes, paws) sit within a few centimetres of each other, while the next
-/// lowest leaves of a standing character (a knee, a hanging hand, a tail) are a quarter of its
-/// height up or more.
-pub const GROUND_LEAF_BAND: f32 = 0.05;
+/// A leaf joint whose sole (the lowest point of the vertices it moves, in the rest pose) is
+/// within this fraction of the character's height of the lowest foot's sole also stands on the
+/// ground (a quadruped's front paws, named "hand" in the Fox). Soles rather than joint
+/// origins: a paw's joint sits in the middle of the paw, higher above its sole than an ankle or
+/// a toe is above its own (the Fox's front paws' joints stand 6 cm, 7.6% of its height, above
+/// its hind feet's), while the soles of everything standing on the ground touch the same
+/// plane: the Fox's four paws' soles lie within 0.1% of its height of each other. 2%: the
+/// lowest hanging hand of the shared models, RobotExpressive's long-armed right hand, reaches
+/// to 4.2% of its height (its ring finger's sole), CesiumMan's and the mannequin's far higher
+/// (`tests/bake/feet.rs`).
+pub const GROUND_LEAF_BAND: f32 = 0.02;
 
 /// A foot is planted only within this fraction of the character's height above its lowest
 /// point over the cycle, and only in the lower half of its own vertical range ([`band`]). 5%
@@ -152,26 +157,45 @@ pub enum NoGait {
 /// the deepest, the toe), plus leaf joints standing on the ground beside them
 /// ([`GROUND_LEAF_BAND`]); with no foot names, the leaves standing lowest. `rest` holds each
 /// joint's model-space position in the rest pose; `height` is the character's (> 0), in the
-/// same units. Sorted joint indices. Every joint counts as moving vertices: see
-/// [`find_feet_skinned`] to skip those that move none.
+/// same units. Sorted joint indices. Without the vertices, each joint stands on its own
+/// origin and every joint counts as moving vertices: see [`find_feet_skinned`] for the rule
+/// on the soles of the vertices.
 pub fn find_feet(skeleton: &Skeleton, rest: &[Vec3], height: f32) -> Vec<usize> {
-    find_feet_skinned(skeleton, rest, height, |_| true)
+    find_feet_skinned(skeleton, rest, height, |j| rest.get(j).map(|p| (*p, *p)))
 }
 
-/// As [`find_feet`], but of the joints named like feet only those for which `moves` is true
-/// (the joints that move vertices) count, when any does: a toe's end joint (Mixamo's
-/// `Toe_End`), a leaf that moves no vertex, is a point above the sole, where the toe base or
-/// the foot that moves the sole's vertices has a box whose lowest corner touches the ground.
+/// As [`find_feet`], with what the vertices say. `bounds(j)` is the box (model space, its
+/// lowest and highest corners, the units of `rest`) of the vertices joint `j` moves in the rest
+/// pose (the box of the corners of their bind-space box, moved, will do), or `None` when it
+/// moves none.
+///
+/// Of the joints named like feet only those that move vertices count, when any does: a
+/// toe's end joint (Mixamo's `Toe_End`), a leaf that moves no vertex, is a point above the
+/// sole, where the toe base or the foot that moves the sole's vertices has a box whose lowest
+/// corner touches the ground. The ground is the lowest sole (box bottom) of those feet, and a
+/// leaf joint stands on it when its own sole (its origin, when it moves no vertex) is within
+/// [`GROUND_LEAF_BAND`] of the height above it: a paw whose joint sits high in the paw still
+/// has its sole on the ground. A leaf whose box overlaps a foot's seen from above (x and z)
+/// stands on that foot's spot: it is the same leg's lower part (RobotExpressive's shins end
+/// their chains just above feet that hang from IK controls), not one more foot.
 pub fn find_feet_skinned(
     skeleton: &Skeleton,
     rest: &[Vec3],
     height: f32,
-    moves: impl Fn(usize) -> bool,
+    bounds: impl Fn(usize) -> Option<(Vec3, Vec3)>,
 ) -> Vec<usize> {
     let n = skeleton.len().min(rest.len());
     let named_like_foot = |j: usize| {
         let name = skeleton.names()[j].to_lowercase();
         FOOT_NAMES.iter().any(|f| name.contains(f))
+    };
+    let moves = |j: usize| bounds(j).is_some();
+    // Where a joint is: its vertices' box, or its origin without any.
+    let boxed = |j: usize| bounds(j).unwrap_or((rest[j], rest[j]));
+    let stands = |j: usize| boxed(j).0.y;
+    let overlap = |a: usize, b: usize| {
+        let ((alo, ahi), (blo, bhi)) = (boxed(a), boxed(b));
+        alo.x <= bhi.x && blo.x <= ahi.x && alo.z <= bhi.z && blo.z <= ahi.z
     };
     let mut named: Vec<usize> = (0..n).filter(|&j| named_like_foot(j)).collect();
     if named.iter().any(|&j| moves(j)) {
@@ -191,20 +215,20 @@ pub fn find_feet_skinned(
     }
     let leaves = (0..n).filter(|&j| is_leaf[j]);
     let ground = if feet.is_empty() {
-        leaves
-            .clone()
-            .map(|j| rest[j].y)
-            .fold(f32::INFINITY, f32::min)
+        leaves.clone().map(stands).fold(f32::INFINITY, f32::min)
     } else {
         feet.iter()
-            .map(|&j| rest[j].y)
+            .map(|&j| stands(j))
             .fold(f32::INFINITY, f32::min)
     };
     for l in leaves {
         let on_chain = feet
             .iter()
             .any(|&f| f == l || skeleton.is_ancestor(f, l) || skeleton.is_ancestor(l, f));
-        if !on_chain && rest[l].y <= ground + GROUND_LEAF_BAND * height {
+        if !on_chain
+            && stands(l) <= ground + GROUND_LEAF_BAND * height
+            && !feet.iter().any(|&f| overlap(f, l))
+        {
             feet.push(l);
         }
     }

@@ -226,15 +226,17 @@ fn feet_by_name_and_by_ground() {
     // A toe that moves no vertex (an end joint) is skipped for its foot, whose box has the
     // sole; with no named joint moving any, the deepest named is kept.
     assert_eq!(
-        find_feet_skinned(&skeleton, &rest, 1.3, |j| j != 3),
+        find_feet_skinned(&skeleton, &rest, 1.3, |j| (j != 3)
+            .then_some((rest[j], rest[j]))),
         vec![2, 5, 7]
     );
     assert_eq!(
-        find_feet_skinned(&skeleton, &rest, 1.3, |j| j == 7),
+        find_feet_skinned(&skeleton, &rest, 1.3, |j| (j == 7)
+            .then_some((rest[j], rest[j]))),
         vec![3, 5, 7]
     );
     // Unnamed: the leaves standing lowest, the toe (1 cm) and the hand (2 cm); the right
-    // foot, 7 cm above the toe, is beyond 5% of 1.3 m (6.5 cm) but within 5% of 2 m.
+    // foot, 7 cm above the toe, is beyond 2% of 1.3 m (2.6 cm) but within 2% of 4 m.
     let unnamed = RawSkeleton {
         names: (0..n).map(|j| format!("node_{j}")).collect(),
         parents: parents.to_vec(),
@@ -245,7 +247,7 @@ fn feet_by_name_and_by_ground() {
     .validate()
     .unwrap();
     assert_eq!(find_feet(&unnamed, &rest, 1.3), vec![3, 7]);
-    assert_eq!(find_feet(&unnamed, &rest, 2.0), vec![3, 5, 7]);
+    assert_eq!(find_feet(&unnamed, &rest, 4.0), vec![3, 5, 7]);
     assert_eq!(hips(&skeleton), 0);
     // Under an armature joint with one child, the hips are the first joint that branches.
     let wrapped = RawSkeleton {
@@ -260,6 +262,119 @@ fn feet_by_name_and_by_ground() {
     .validate()
     .unwrap();
     assert_eq!(hips(&wrapped), 2);
+}
+
+/// A quadruped 0.8 m tall, built like the Fox: hind legs ending in joints named like feet,
+/// front legs ending in leaves named "hand" whose joints sit 9 cm up in paws whose soles touch
+/// the ground, a tail and a head. By the joints' origins a front paw stands 6 cm above the
+/// hind feet (beyond 2% of 0.8 m, 1.6 cm); by the soles of their vertices every paw is on the
+/// ground and is a foot. A humanoid's hands, hanging, stand well above the band either way,
+/// and a shin ending its chain just above a foot (RobotExpressive's, whose feet hang from IK
+/// controls) stands on that foot's spot: no second foot.
+#[test]
+fn every_paw_of_a_quadruped_is_a_foot_by_its_sole() {
+    // 0 hips; 1 thigh_l, 2 foot_l; 3 thigh_r, 4 foot_r; 5 spine, 6 arm_l, 7 hand_l (front
+    // paw), 8 arm_r, 9 hand_r, 10 neck, 11 head; 12 tail; 13 shin_l (a leaf above foot_l).
+    let names = [
+        "hips",
+        "thigh_l",
+        "b_LeftFoot02",
+        "thigh_r",
+        "b_RightFoot02",
+        "spine",
+        "arm_l",
+        "b_LeftHand",
+        "arm_r",
+        "b_RightHand",
+        "neck",
+        "head",
+        "tail",
+        "shin_l",
+    ];
+    let parents = [
+        None,
+        Some(0),
+        Some(1),
+        Some(0),
+        Some(3),
+        Some(0),
+        Some(5),
+        Some(6),
+        Some(5),
+        Some(8),
+        Some(5),
+        Some(10),
+        Some(0),
+        Some(0),
+    ];
+    let rest = [
+        Vec3::new(0.0, 0.5, -0.3),
+        Vec3::new(0.08, 0.35, -0.3),
+        Vec3::new(0.08, 0.03, -0.35),
+        Vec3::new(-0.08, 0.35, -0.3),
+        Vec3::new(-0.08, 0.03, -0.35),
+        Vec3::new(0.0, 0.5, 0.1),
+        Vec3::new(0.08, 0.35, 0.25),
+        Vec3::new(0.08, 0.09, 0.28),
+        Vec3::new(-0.08, 0.35, 0.25),
+        Vec3::new(-0.08, 0.09, 0.28),
+        Vec3::new(0.0, 0.6, 0.35),
+        Vec3::new(0.0, 0.7, 0.45),
+        Vec3::new(0.0, 0.45, -0.7),
+        Vec3::new(0.08, 0.15, -0.34),
+    ];
+    // The lowest point of each joint's vertices: the feet and paws touch the ground, the
+    // rest of the body hangs above it (the tail's tip 30 cm up), the shin reaches down to
+    // 2 mm above its foot's sole.
+    let soles = [
+        0.3, 0.1, 0.0, 0.1, 0.0, 0.35, 0.12, 0.0, 0.12, 0.0, 0.5, 0.6, 0.3, 0.002,
+    ];
+    // Each joint's box: 6 cm wide and 8 cm deep about its origin, from its sole up.
+    let boxes = |soles: &[f32]| {
+        let soles = soles.to_vec();
+        move |j: usize| {
+            let (p, half) = (rest[j], Vec3::new(0.03, 0.0, 0.04));
+            Some((
+                Vec3::new(p.x, soles[j], p.z) - half,
+                Vec3::new(p.x, p.y + 0.02, p.z) + half,
+            ))
+        }
+    };
+    let n = names.len();
+    let skeleton = RawSkeleton {
+        names: names.map(String::from).to_vec(),
+        parents: parents.to_vec(),
+        rest: vec![Transform::IDENTITY; n],
+        inverse_bind: vec![Mat4::IDENTITY; n],
+        root_bases: vec![Mat4::IDENTITY; n],
+    }
+    .validate()
+    .unwrap();
+    let height = 0.8;
+    // By the joints' origins, the hind feet alone (the rule that missed the Fox's front paws).
+    assert_eq!(find_feet(&skeleton, &rest, height), vec![2, 4]);
+    // By the soles, all four paws; the shin over the left foot is not a fifth.
+    assert_eq!(
+        find_feet_skinned(&skeleton, &rest, height, boxes(&soles)),
+        vec![2, 4, 7, 9]
+    );
+    // A paw whose sole is lifted past the band (1.6 cm on 0.8 m) is not standing on the
+    // ground.
+    let mut lifted = soles;
+    lifted[9] = 0.02;
+    assert_eq!(
+        find_feet_skinned(&skeleton, &rest, height, boxes(&lifted)),
+        vec![2, 4, 7]
+    );
+    // A humanoid's hands hang at a third of its height or more: with the same skeleton
+    // standing up (hands' soles 0.7 m up on 1.8 m), only the feet stand on the ground.
+    let mut hanging = soles;
+    hanging[7] = 0.7;
+    hanging[9] = 0.7;
+    assert_eq!(
+        find_feet_skinned(&skeleton, &rest, 1.8, boxes(&hanging)),
+        vec![2, 4]
+    );
 }
 
 /// The densest cluster as it was first written: each candidate centre's count and sum in one

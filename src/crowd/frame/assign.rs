@@ -27,7 +27,9 @@ pub(crate) struct Hot {
     pub(crate) cy: f32,
     /// Radius of its bounding sphere, metres (margin included).
     pub(crate) radius: f32,
-    /// Uniform scale.
+    /// The LOD scale: the agent's uniform scale times its character's LOD size
+    /// ([`Palette::lod_size`], its height over `REFERENCE_HEIGHT`), what the LOD distances
+    /// are multiplied by: folded in here so that the LOD pass stays one multiply per agent.
     pub(crate) scale: f32,
     /// Character index.
     pub(crate) character: u32,
@@ -55,7 +57,7 @@ impl Hot {
             z: agent.position.z,
             cy: c.y - agent.position.y,
             radius,
-            scale: agent.scale,
+            scale: agent.scale * palette.lod_size(agent.character),
             character: agent.character,
             level,
             shown: u8::from(agent.flags & (flag::HIDDEN | flag::FREE) == 0),
@@ -139,7 +141,8 @@ impl Assigner<'_> {
     /// Culling and LOD level of each of `hot` for `view` (`None`: all at LOD 0, visible), in
     /// parallel: each one's `level`, and in `want` the group it belongs in. Levels are
     /// [`LodPolicy::level_for`]'s, compared squared (no square root or division per agent):
-    /// `d / s >= D` as `d² >= D² s²`. Four agents per vector: distances, level counts and
+    /// `d / s >= D` as `d² >= D² s²`, `s` the agent's scale times its character's size
+    /// ([`Hot::scale`]). Four agents per vector: distances, level counts and
     /// the frustum's six planes each take one operation for four agents, with each lane's
     /// arithmetic that of one agent (so the same levels and the same culling).
     pub(crate) fn assign(&self, hot: &mut [Hot], want: &mut [u32], view: Option<&View>) {

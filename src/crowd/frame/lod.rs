@@ -21,6 +21,29 @@ pub const MAX_RATE: u32 = 64;
 /// nearest agents, not a crowd.
 pub const MAX_LIVE: u32 = 4096;
 
+/// The character height, metres, that a policy's distances are written for
+/// ([`LodPolicy::distances`], [`LodPolicy::live_distance`]): a character `h` metres tall
+/// changes level at `h / REFERENCE_HEIGHT` times those distances (times its agent's scale), so
+/// a 0.8 m fox drops to its coarser meshes at under half the distance a person does, where it
+/// covers as few pixels. The built-in mannequin's baked height to the bit (`throng inspect
+/// bake/mannequin.throng --json`: 1.7942128 m), so that for the built-in crowd the factor is
+/// exactly 1 and its levels are the distances as written (the figures measured on it in
+/// docs/ hold; a unit test keeps the two equal).
+pub const REFERENCE_HEIGHT: f32 = 1.794_212_8;
+
+/// A character's LOD size: its `height` (metres, [`CharacterRecord::height`]) over
+/// [`REFERENCE_HEIGHT`], the factor its agents' distances are divided by beside their scale. A
+/// height that is not a positive number counts as the reference (1).
+///
+/// [`CharacterRecord::height`]: crate::format::records::CharacterRecord::height
+pub fn size_factor(height: f32) -> f32 {
+    if height.is_finite() && height > 0.0 {
+        height / REFERENCE_HEIGHT
+    } else {
+        1.0
+    }
+}
+
 /// The built-in presets file.
 const BUILTIN: &str = include_str!("../../../assets/lod.toml");
 
@@ -28,9 +51,12 @@ const BUILTIN: &str = include_str!("../../../assets/lod.toml");
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LodPolicy {
-    /// Distances from the camera, metres, at which LOD 1, 2, ... begin: finite, positive and
-    /// ascending, at most `MAX_LEVELS - 1`. Divided by the agent's scale, so bigger agents
-    /// keep detail longer. Empty: everything at LOD 0.
+    /// Distances from the camera, metres, at which LOD 1, 2, ... begin for a character
+    /// [`REFERENCE_HEIGHT`] tall at scale 1: finite, positive and ascending, at most
+    /// `MAX_LEVELS - 1`. For an agent they are multiplied by its scale and by its character's
+    /// [`size_factor`] (height over the reference), so bigger agents keep detail longer and a
+    /// small character (a fox) drops it nearer, at the same size on screen. Empty: everything
+    /// at LOD 0.
     pub distances: Vec<f32>,
     /// Update every n-th frame, per LOD level (`rates[0]` is LOD 0), each in 1..=[`MAX_RATE`];
     /// a level past the end uses the last rate.
@@ -45,8 +71,10 @@ pub struct LodPolicy {
     /// the hybrid skinning path. 0..=[`MAX_LIVE`]; 0 (the default) means no live tier.
     #[serde(default)]
     pub live_max: u32,
-    /// Metres from the camera within which agents may join the live tier (divided by the
-    /// agent's scale, as `distances` are): positive where `live_max` is not 0. Default 0.
+    /// Metres from the camera within which agents may join the live tier, for a character
+    /// [`REFERENCE_HEIGHT`] tall at scale 1 (multiplied by the agent's scale and its
+    /// character's [`size_factor`], as `distances` are): positive where `live_max` is not 0.
+    /// Default 0.
     #[serde(default)]
     pub live_distance: f32,
 }
@@ -71,17 +99,22 @@ impl LodPolicy {
         (self.distances.len() + 1).min(MAX_LEVELS) as u32
     }
 
-    /// The LOD level of an agent `distance` metres from the camera with uniform `scale`, for a
-    /// character whose bake has `levels_in_file` LOD meshes: the number of `distances` at or
-    /// below `distance / scale`, clamped to the last level the file has (and to the policy's
-    /// levels). A scale that is not a positive number counts as 1; a NaN distance gives LOD 0.
-    pub fn level_for(&self, distance: f32, scale: f32, levels_in_file: u32) -> u32 {
+    /// The LOD level of an agent `distance` metres from the camera with uniform `scale`, of a
+    /// character `height` metres tall ([`CharacterRecord::height`]) whose bake has
+    /// `levels_in_file` LOD meshes: the number of `distances` at or below `distance / (scale ×
+    /// size_factor(height))`, clamped to the last level the file has (and to the policy's
+    /// levels). A scale that is not a positive number counts as 1, a height that is not as
+    /// [`REFERENCE_HEIGHT`]; a NaN distance gives LOD 0. A character half the reference height
+    /// is at the level a full-height one is at twice the distance.
+    ///
+    /// [`CharacterRecord::height`]: crate::format::records::CharacterRecord::height
+    pub fn level_for(&self, distance: f32, scale: f32, height: f32, levels_in_file: u32) -> u32 {
         let scale = if scale.is_finite() && scale > 0.0 {
             scale
         } else {
             1.0
         };
-        let d = distance / scale;
+        let d = distance / (scale * size_factor(height));
         let level = self
             .distances
             .iter()
@@ -450,26 +483,34 @@ mod tests {
     #[test]
     fn levels_scale_with_the_agent_and_clamp_to_the_file() {
         let b = LodPresets::builtin().get("balanced").unwrap().clone();
-        assert_eq!(b.level_for(5.0, 1.0, 3), 0);
-        assert_eq!(b.level_for(20.0, 1.0, 3), 1, "LOD 1 begins at 20 m");
+        assert_eq!(b.level_for(5.0, 1.0, REFERENCE_HEIGHT, 3), 0);
         assert_eq!(
-            b.level_for(21.0, 1.1, 3),
+            b.level_for(20.0, 1.0, REFERENCE_HEIGHT, 3),
+            1,
+            "LOD 1 begins at 20 m"
+        );
+        assert_eq!(
+            b.level_for(21.0, 1.1, REFERENCE_HEIGHT, 3),
             0,
             "a bigger agent keeps detail longer"
         );
-        assert_eq!(b.level_for(100.0, 1.0, 3), 2);
+        assert_eq!(b.level_for(100.0, 1.0, REFERENCE_HEIGHT, 3), 2);
         assert_eq!(
-            b.level_for(100.0, 1.0, 2),
+            b.level_for(100.0, 1.0, REFERENCE_HEIGHT, 2),
             1,
             "clamped to the file's last level"
         );
         assert_eq!(
-            b.level_for(100.0, 1.0, 0),
+            b.level_for(100.0, 1.0, REFERENCE_HEIGHT, 0),
             0,
             "a file without meshes has one level"
         );
-        assert_eq!(b.level_for(f32::NAN, 1.0, 3), 0);
-        assert_eq!(b.level_for(30.0, 0.0, 3), 1, "a bad scale counts as 1");
+        assert_eq!(b.level_for(f32::NAN, 1.0, REFERENCE_HEIGHT, 3), 0);
+        assert_eq!(
+            b.level_for(30.0, 0.0, REFERENCE_HEIGHT, 3),
+            1,
+            "a bad scale counts as 1"
+        );
         assert_eq!(
             [b.rate_of(0), b.rate_of(1), b.rate_of(2), b.rate_of(7)],
             [1, 2, 4, 4]
@@ -480,6 +521,28 @@ mod tests {
             ..LodPolicy::default()
         };
         assert_eq!((empty.rate_of(3), empty.offscreen()), (1, 1));
+        // A character half the reference height at half the distance is at the same level as a
+        // full-height one: it covers as many pixels.
+        for d in [5.0, 19.0, 20.0, 30.0, 59.0, 60.0, 100.0] {
+            assert_eq!(
+                b.level_for(d * 0.5, 1.0, REFERENCE_HEIGHT * 0.5, 3),
+                b.level_for(d, 1.0, REFERENCE_HEIGHT, 3),
+                "{d} m"
+            );
+        }
+        // A 0.8 m fox 10 m away is drawn as a person of the reference height 22 m away: at
+        // LOD 1, where the person is still at LOD 0.
+        assert_eq!(b.level_for(10.0, 1.0, 0.8, 3), 1);
+        assert_eq!(b.level_for(10.0, 1.0, REFERENCE_HEIGHT, 3), 0);
+        // With its scale too: a fox at scale 2 is sized like a 1.6 m character.
+        assert_eq!(b.level_for(19.0, 2.0, 0.8, 3), 1);
+        assert_eq!(b.level_for(17.0, 2.0, 0.8, 3), 0);
+        // A height that is no positive number counts as the reference.
+        for h in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            assert_eq!(b.level_for(20.0, 1.0, h, 3), 1, "height {h}");
+            assert_eq!(b.level_for(19.0, 1.0, h, 3), 0, "height {h}");
+        }
+        assert_eq!(size_factor(REFERENCE_HEIGHT), 1.0);
     }
 
     fn error_of(text: &str) -> String {

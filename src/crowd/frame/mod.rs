@@ -17,6 +17,9 @@ pub mod schedule;
 
 pub use assign::agent_sphere;
 pub use cull::Frustum;
-pub use lod::{LodPolicy, LodPresets, MAX_LEVELS, MAX_LIVE, MAX_RATE, lod_presets};
+pub use lod::{
+    LodPolicy, LodPresets, MAX_LEVELS, MAX_LIVE, MAX_RATE, REFERENCE_HEIGHT, lod_presets,
+    size_factor,
+};
 pub use record::{FramePose, InstanceRecord, Playback, rgba8};
 pub use schedule::{DIRTY_GAP, DrawRange, Schedule};

@@ -41,6 +41,8 @@ impl<S: AgentData> Crowd<S> {
         let reach2 = self.policy.live_distance * self.policy.live_distance;
         let max = self.policy.live_max as usize;
         let eye = view.eye;
+        // Distances over the LOD scale (the agent's scale times its character's size, see
+        // `Hot::scale`), as `live_distance` is written for a character of the reference height.
         let distance2 = |x: f32, z: f32, scale: f32| {
             let s = if scale > 0.0 { scale } else { 1.0 };
             (eye - Vec3::new(x, 0.0, z)).length_squared() / (s * s)
