@@ -8,12 +8,14 @@
 //! - `live`: the live baseline: every visible agent evaluated through the animation pipeline
 //!   each frame, its matrices uploaded and skinned by the same shader.
 //! - `quality`: picture differences as CIE76 ΔE.
+//! - `levels`: each preset's LOD levels drawn alone where it starts them, against LOD 0 there.
 //! - `machine`: the CPU, OS, version and commit a report was measured on.
 //! - `report`: writing a [`Report`] out: the stdout table with its comparison block, CSV,
 //!   JSON and two PNG plots (frame time by instance count, LOD speed against quality).
 //! - `error`: `BenchError`.
 
 pub mod error;
+pub mod levels;
 pub mod live;
 pub mod machine;
 pub mod quality;

@@ -35,24 +35,37 @@ fn lab(p: [u8; 4]) -> [f32; 3] {
 /// ΔE between `a` and `b` over their common area: mean, 99th percentile and the share of
 /// pixels above 10.
 pub fn delta_e(a: &RgbaImage, b: &RgbaImage) -> Quality {
+    delta_e_where(a, b, |_, _| true).0
+}
+
+/// [`delta_e`] over the pixels of their common area where `counts(x, y)` holds, and how many
+/// those are (no pixel: every figure 0).
+pub fn delta_e_where(
+    a: &RgbaImage,
+    b: &RgbaImage,
+    counts: impl Fn(u32, u32) -> bool,
+) -> (Quality, u32) {
     let (w, h) = (a.width().min(b.width()), a.height().min(b.height()));
     let mut values = Vec::with_capacity((w * h) as usize);
     for y in 0..h {
         for x in 0..w {
+            if !counts(x, y) {
+                continue;
+            }
             let (p, q) = (lab(a.get_pixel(x, y).0), lab(b.get_pixel(x, y).0));
             let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
             values.push(f64::from(d));
         }
     }
     if values.is_empty() {
-        return Quality::default();
+        return (Quality::default(), 0);
     }
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let changed = values.iter().filter(|d| **d > 10.0).count() as f64 / n;
     values.sort_by(f64::total_cmp);
     let p99 = values[((values.len() - 1) as f64 * 0.99).round() as usize];
-    Quality { mean, p99, changed }
+    (Quality { mean, p99, changed }, values.len() as u32)
 }
 
 #[cfg(test)]
@@ -71,5 +84,9 @@ mod tests {
         let q = delta_e(&a, &b);
         assert!((q.mean - 100.0 / 16.0).abs() < 1e-2, "{q:?}");
         assert!((q.changed - 1.0 / 16.0).abs() < 1e-9);
+        // Over the changed pixel alone: all of it.
+        let (q, n) = delta_e_where(&a, &b, |x, y| (x, y) == (0, 0));
+        assert_eq!(n, 1);
+        assert!((q.mean - 100.0).abs() < 1e-2 && q.changed == 1.0, "{q:?}");
     }
 }

@@ -219,6 +219,33 @@ pub struct Report {
     pub machine: Machine,
     /// One entry per case, in run order.
     pub results: Vec<CaseResult>,
+    /// Each preset's LOD levels at their starting distances, on the first backend that
+    /// opened (`bench::levels`); empty in reports from before they were measured.
+    #[serde(default)]
+    pub levels: Vec<LevelQuality>,
+}
+
+/// One LOD level of one character drawn alone at the distance a preset starts it, against
+/// LOD 0 there (`bench::levels`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LevelQuality {
+    /// The LOD preset.
+    pub lod: String,
+    /// The character's name.
+    pub character: String,
+    /// The mesh level (1 or more).
+    pub level: u32,
+    /// Where the preset starts it for this character, metres from the camera (the preset's
+    /// distance times the character's size factor).
+    pub distance: f32,
+    /// Triangles of the level, all parts.
+    pub triangles: u32,
+    /// Triangles of LOD 0, all parts.
+    pub full_triangles: u32,
+    /// Pixels either drawing covers (where the comparison is made).
+    pub pixels: u32,
+    /// ΔE of the level's drawing against LOD 0's over those pixels.
+    pub quality: Quality,
 }
 
 #[cfg(test)]

@@ -381,6 +381,7 @@ fn new_report(options: &BenchOptions) -> Report {
         },
         machine: super::machine::describe(),
         results: Vec::new(),
+        levels: Vec::new(),
     }
 }
 
@@ -457,6 +458,19 @@ impl Runner<'_> {
             };
             let result = self.case(&mut device, c, policy)?;
             self.report.results.push(result);
+        }
+        if self.report.levels.is_empty() {
+            let presets: Vec<_> = (self.options.lods.iter())
+                .filter_map(|l| Some((l.clone(), self.options.presets.get(l)?.clone())))
+                .collect();
+            let tools = super::levels::Tools {
+                gpu: &device.gpu,
+                renderer: &mut device.renderer,
+                stage: &mut device.stage,
+                target: &device.target,
+                size: self.options.size,
+            };
+            self.report.levels = super::levels::measure(tools, self.file, &presets)?;
         }
         Ok(())
     }

@@ -33,7 +33,10 @@ baseline general engines use), static (the bind pose: the floor), hybrid (gpu, p
 the preset's live_max nearest agents within live_distance evaluated on the CPU as the baker \
 evaluates them, from the bake's recipe and sources, with foot IK on the ground; the table's \"live tier\" block gives their foot-ground error against the bake's pose \
 for the same feet, and the jumps at handoffs). Each LOD preset's last frame \
-is compared with the `off` preset's under the same shadows (mean and p99 CIE76 ΔE). Shadows: \
+is compared with the `off` preset's under the same shadows (mean and p99 CIE76 ΔE); and each \
+mesh level a preset reaches is drawn alone where the preset starts it (one agent facing the \
+camera, at the preset's distance times its character's size factor), against LOD 0 there, on \
+the first backend that opens: the table's last block, results.json's `levels`. Shadows: \
 off, blob (a contact shadow under each agent), map (a sun shadow map for near agents, blobs \
 beyond); each one's frame time and last frame are compared with shadows `off` under the same \
 LOD preset (the table's \"vs no shadows\" columns). The default, off only, keeps a plain run \

@@ -364,3 +364,100 @@ fn bad_bench_arguments_are_named() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// Each preset's LOD levels drawn alone where it starts them, against LOD 0 there: the default
+/// bake's levels 1 and 2 at `balanced`'s 20 m and 45 m, and at a preset starting them 4× nearer
+/// (5 m, 11.25 m), where the agent covers about 16× the pixels. The levels differ from LOD 0
+/// (ΔE above 0) but stay the same figure (mean ΔE under 5, p99 under 20: a level drawing
+/// nothing or another pose would show a mean of tens over the pixels it leaves bare).
+#[test]
+fn the_bench_measures_each_lod_level_where_its_preset_starts_it() {
+    let dir = common::temp_dir("bench-levels");
+    let file = common::bake_default(&dir);
+    let config = dir.join("lod.toml");
+    let preset = |name: &str, d: [f32; 2]| {
+        format!(
+            "[{name}]\ndistances = [{:?}, {:?}]\nrates = [1]\noffscreen_rate = 1\nculling = true\n",
+            d[0], d[1]
+        )
+    };
+    let presets = format!(
+        "[off]\ndistances = []\nrates = [1]\noffscreen_rate = 1\nculling = true\n{}{}",
+        preset("balanced", [20.0, 45.0]),
+        preset("near", [5.0, 11.25])
+    );
+    std::fs::write(&config, presets).unwrap();
+    let out = dir.join("out");
+    let (code, stdout, err) = common::throng(&[
+        "bench",
+        "--bake",
+        &file.display().to_string(),
+        "--config",
+        &config.display().to_string(),
+        "--instances",
+        "20",
+        "--frames",
+        "1",
+        "--warmup",
+        "0",
+        "--size",
+        "480x270",
+        "--lod",
+        "off,balanced,near",
+        "--skinning",
+        "gpu",
+        "--backend",
+        "vulkan",
+        "--out",
+        &out.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{err}");
+    let report: Report =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    if report.levels.is_empty() && !common::backend_required("vulkan") {
+        println!(
+            "skipped: no Vulkan adapter ({:?})",
+            report.results[0].skipped
+        );
+        return;
+    }
+    assert!(
+        stdout.contains("LOD levels where each preset starts them"),
+        "{stdout}"
+    );
+    let got: Vec<_> = report
+        .levels
+        .iter()
+        .map(|l| {
+            (
+                l.lod.as_str(),
+                l.level,
+                l.distance,
+                l.triangles,
+                l.full_triangles,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("balanced", 1, 20.0, 2660, 5320),
+            ("balanced", 2, 45.0, 1064, 5320),
+            ("near", 1, 5.0, 2660, 5320),
+            ("near", 2, 11.25, 1064, 5320),
+        ],
+        "{stdout}"
+    );
+    for (far, near) in report.levels[..2].iter().zip(&report.levels[2..]) {
+        println!("{far:?}\n{near:?}");
+        // 4× nearer covers about 16× the pixels; 8× leaves room for edges and rounding.
+        assert!(near.pixels > 8 * far.pixels, "{far:?} {near:?}");
+        for l in [far, near] {
+            assert!(
+                l.quality.mean > 0.0 && l.quality.mean < 5.0 && l.quality.p99 < 20.0,
+                "{l:?}"
+            );
+        }
+    }
+}

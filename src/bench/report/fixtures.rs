@@ -133,6 +133,7 @@ pub(super) fn sample() -> Report {
             }],
         },
         results,
+        levels: Vec::new(),
     }
 }
 

@@ -394,6 +394,7 @@ pub fn table(report: &Report) -> String {
     out.push('\n');
     comparison(report, &mut out);
     super::hybrid::live_tier(report, &mut out);
+    out.push_str(&crate::bench::levels::table(&report.levels));
     out
 }
 
