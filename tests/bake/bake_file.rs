@@ -66,7 +66,7 @@ fn spread_from(r: &throng::bake::AnimReport) -> Option<f32> {
 }
 
 /// The matrices of frame `f` of animation `a`, decoded from the file's texels.
-fn frame_matrices(file: &ThrongFile, a: usize, f: u32) -> Vec<Mat4> {
+pub(crate) fn frame_matrices(file: &ThrongFile, a: usize, f: u32) -> Vec<Mat4> {
     let anim = &file.anims()[a];
     let joints = file.characters()[anim.character as usize].joint_count;
     let t = file.texels();

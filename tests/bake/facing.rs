@@ -2,6 +2,7 @@
 //! faces and walks along −z is turned 180° about +y and says so in its file; a recipe's
 //! `facing = "authored"` keeps the model as authored, records 0 and turns nothing.
 
+use crate::bake_file::frame_matrices;
 use crate::common;
 
 use std::path::{Path, PathBuf};
@@ -9,8 +10,7 @@ use std::path::{Path, PathBuf};
 use glam::Mat4;
 use throng::anim::{Transform, local_to_model, sample, skinning_matrices};
 use throng::bake::{
-    BakeOptions, BakeReport, Facing, PrecisionChoice, Recipe, Size, bake, from_rows, rows,
-    standing_height,
+    BakeOptions, BakeReport, Facing, PrecisionChoice, Recipe, Size, bake, rows, standing_height,
 };
 use throng::format::ThrongFile;
 use throng::format::records::turn_matrix;
@@ -48,18 +48,6 @@ fn exact(path: &Path, facing: Facing) -> Recipe {
     r.characters[0].foot_lock = false;
     r.characters[0].facing = facing;
     r
-}
-
-/// The matrices of frame `f` of animation `a`, decoded from the file's texels.
-fn frame_matrices(file: &ThrongFile, a: usize, f: u32) -> Vec<Mat4> {
-    let joints = file.characters()[file.anims()[a].character as usize].joint_count;
-    let t = file.texels();
-    (0..joints)
-        .map(|j| {
-            let i = |r| file.texel_index(a, f, j, r) as usize;
-            from_rows(&[t.get(i(0)), t.get(i(1)), t.get(i(2))])
-        })
-        .collect()
 }
 
 fn bits(ms: &[Mat4]) -> Vec<u32> {

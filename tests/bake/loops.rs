@@ -4,6 +4,7 @@
 //! its travel; a clip the recipe forces to loop has its seam spread; and the shared models keep
 //! their classification.
 
+use crate::bake_file::frame_matrices;
 use crate::common;
 
 use std::path::{Path, PathBuf};
@@ -248,14 +249,11 @@ fn a_run_with_a_seam_larger_than_a_frame_of_its_motion_plays_once() {
     assert!(!a.looping, "{a:?}");
 }
 
-/// Every texel of frame `f` of animation `a` of `file`, as f32.
+/// Every matrix entry of frame `f` of animation `a` of `file`, joint by joint.
 fn frame_texels(file: &ThrongFile, a: usize, f: u32) -> Vec<f32> {
-    let anim = &file.anims()[a];
-    let joints = file.characters()[anim.character as usize].joint_count;
-    let rows = TEXELS_PER_MATRIX;
-    let t = file.texels();
-    (0..joints * rows)
-        .flat_map(|r| t.get(file.texel_index(a, f, r / rows, r % rows) as usize))
+    frame_matrices(file, a, f)
+        .iter()
+        .flat_map(|m| m.to_cols_array())
         .collect()
 }
 

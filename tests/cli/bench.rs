@@ -9,6 +9,11 @@ use crate::common;
 use throng::internal::Report;
 use throng::render::pictures::image_diff;
 
+/// The report a bench wrote into `out` (its results.json).
+fn report_in(out: &std::path::Path) -> Report {
+    serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
+}
+
 #[test]
 fn a_small_bench_writes_its_report_and_the_live_baseline_draws_the_bake() {
     let dir = common::temp_dir("bench-smoke");
@@ -38,8 +43,7 @@ fn a_small_bench_writes_its_report_and_the_live_baseline_draws_the_bake() {
     for part in ["baked gpu vs live", "animation cost", "wrote "] {
         assert!(stdout.contains(part), "missing {part:?} in:\n{stdout}");
     }
-    let report: Report =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let report = report_in(&out);
     // 2 backends × 2 counts × 4 paths × 2 presets.
     assert_eq!(report.results.len(), 32);
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
@@ -121,8 +125,7 @@ fn the_shadows_axis_runs_each_kind_and_compares_it_with_none() {
         "-q",
     ]);
     assert_eq!(code, 0, "{stdout}\n{err}");
-    let report: Report =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let report = report_in(&out);
     assert_eq!(report.settings.shadows, ["blob", "off"]);
     let kinds: Vec<(&str, &str)> = report
         .results
@@ -229,8 +232,7 @@ fn a_quick_bench_measures_a_few_small_frames_and_estimates_the_whole_run() {
         "{err}"
     );
     assert!(said[1].contains("after 1 of 8 cases"), "{err}");
-    let report: Report =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let report = report_in(&out);
     // 2 backends × 4 paths, one count.
     assert_eq!(report.results.len(), 8);
     for r in report.results.iter().filter(|r| r.skipped.is_none()) {
@@ -413,8 +415,7 @@ fn the_bench_measures_each_lod_level_where_its_preset_starts_it() {
         "-q",
     ]);
     assert_eq!(code, 0, "{stdout}\n{err}");
-    let report: Report =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let report = report_in(&out);
     if report.levels.is_empty() && !common::backend_required("vulkan") {
         println!(
             "skipped: no Vulkan adapter ({:?})",

@@ -7,6 +7,21 @@ use glam::Mat4;
 
 const HEIGHT: f32 = 1.8;
 
+/// A skeleton of `names` and `parents` (parents first), every joint at the identity: the
+/// finders read only names, parents and the rest positions given them beside it.
+fn skeleton_of(names: Vec<String>, parents: &[Option<usize>]) -> Skeleton {
+    let n = names.len();
+    RawSkeleton {
+        names,
+        parents: parents.to_vec(),
+        rest: vec![Transform::IDENTITY; n],
+        inverse_bind: vec![Mat4::IDENTITY; n],
+        root_bases: vec![Mat4::IDENTITY; n],
+    }
+    .validate()
+    .unwrap()
+}
+
 /// A synthetic gait: `feet` feet at phase offsets `phases`, each planted for `stance` of
 /// a `period`-second cycle sliding back at `speed` along +z, swinging forward in an arc
 /// `lift` high otherwise; `frames` samples.
@@ -212,15 +227,7 @@ fn feet_by_name_and_by_ground() {
         Vec3::new(0.0, 1.2, 0.5),
     ];
     let n = names.len();
-    let skeleton = RawSkeleton {
-        names: names.map(String::from).to_vec(),
-        parents: parents.to_vec(),
-        rest: vec![Transform::IDENTITY; n],
-        inverse_bind: vec![Mat4::IDENTITY; n],
-        root_bases: vec![Mat4::IDENTITY; n],
-    }
-    .validate()
-    .unwrap();
+    let skeleton = skeleton_of(names.map(String::from).to_vec(), &parents);
     // The toe (not its ankle), the right foot, and the hand standing on the ground.
     assert_eq!(find_feet(&skeleton, &rest, 1.3), vec![3, 5, 7]);
     // A toe that moves no vertex (an end joint) is skipped for its foot, whose box has the
@@ -237,30 +244,17 @@ fn feet_by_name_and_by_ground() {
     );
     // Unnamed: the leaves standing lowest, the toe (1 cm) and the hand (2 cm); the right
     // foot, 7 cm above the toe, is beyond 2% of 1.3 m (2.6 cm) but within 2% of 4 m.
-    let unnamed = RawSkeleton {
-        names: (0..n).map(|j| format!("node_{j}")).collect(),
-        parents: parents.to_vec(),
-        rest: vec![Transform::IDENTITY; n],
-        inverse_bind: vec![Mat4::IDENTITY; n],
-        root_bases: vec![Mat4::IDENTITY; n],
-    }
-    .validate()
-    .unwrap();
+    let unnamed = skeleton_of((0..n).map(|j| format!("node_{j}")).collect(), &parents);
     assert_eq!(find_feet(&unnamed, &rest, 1.3), vec![3, 7]);
     assert_eq!(find_feet(&unnamed, &rest, 4.0), vec![3, 5, 7]);
     assert_eq!(hips(&skeleton), 0);
     // Under an armature joint with one child, the hips are the first joint that branches.
-    let wrapped = RawSkeleton {
-        names: ["armature", "root", "hips", "leg_l", "leg_r"]
+    let wrapped = skeleton_of(
+        ["armature", "root", "hips", "leg_l", "leg_r"]
             .map(String::from)
             .to_vec(),
-        parents: vec![None, Some(0), Some(1), Some(2), Some(2)],
-        rest: vec![Transform::IDENTITY; 5],
-        inverse_bind: vec![Mat4::IDENTITY; 5],
-        root_bases: vec![Mat4::IDENTITY; 5],
-    }
-    .validate()
-    .unwrap();
+        &[None, Some(0), Some(1), Some(2), Some(2)],
+    );
     assert_eq!(hips(&wrapped), 2);
 }
 
@@ -340,16 +334,7 @@ fn every_paw_of_a_quadruped_is_a_foot_by_its_sole() {
             ))
         }
     };
-    let n = names.len();
-    let skeleton = RawSkeleton {
-        names: names.map(String::from).to_vec(),
-        parents: parents.to_vec(),
-        rest: vec![Transform::IDENTITY; n],
-        inverse_bind: vec![Mat4::IDENTITY; n],
-        root_bases: vec![Mat4::IDENTITY; n],
-    }
-    .validate()
-    .unwrap();
+    let skeleton = skeleton_of(names.map(String::from).to_vec(), &parents);
     let height = 0.8;
     // By the joints' origins, the hind feet alone (the rule that missed the Fox's front paws).
     assert_eq!(find_feet(&skeleton, &rest, height), vec![2, 4]);
