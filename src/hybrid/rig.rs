@@ -112,46 +112,31 @@ impl LiveRig {
         let height = record.height;
         let hips = gait::hips(&skeleton);
         let boxes = foot_boxes(file, c, n);
-        // Each joint's box moved to this pose (the baker's rule stands a paw, whose joint sits
-        // high in it, on its box's lowest corner), or its origin without one: every joint
-        // counts as moving.
+        // Each joint's bind-space contact points: its box's corners, or its origin 8 times.
+        // The feet are found on them moved to this pose (the baker's rule stands a paw, whose
+        // joint sits high in its box, on the box's lowest corner): every joint counts as moving.
+        let corners: Vec<[Vec4; 8]> = (boxes.iter().zip(&bind))
+            .map(|(b, origin)| b.map_or([*origin; 8], |(lo, hi)| box_corners(lo, hi)))
+            .collect();
         let moved = |j: usize| {
-            let Some(Some((lo, hi))) = boxes.get(j) else {
-                return rest.get(j).map(|p| (*p, *p));
-            };
-            let m = skin.get(j)?;
+            let (points, m) = (corners.get(j)?, skin.get(j)?);
             Some(
-                (0..8).fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(a, b), k| {
-                    let pick = |bit: usize, x: f32, y: f32| if k & bit == 0 { x } else { y };
-                    let corner = Vec4::new(
-                        pick(1, lo.x, hi.x),
-                        pick(2, lo.y, hi.y),
-                        pick(4, lo.z, hi.z),
-                        1.0,
-                    );
-                    let p = (*m * corner).truncate();
-                    (a.min(p), b.max(p))
-                }),
+                points
+                    .iter()
+                    .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(a, b), c| {
+                        let p = (*m * *c).truncate();
+                        (a.min(p), b.max(p))
+                    }),
             )
         };
         let feet = gait::find_feet_skinned(&skeleton, &rest, height, moved)
             .into_iter()
             .filter_map(|joint| {
                 let leg = Leg::find(&skeleton, joint, hips, &rest, &bind)?;
-                let corners = boxes[joint].map_or([bind[joint]; 8], |(lo, hi)| {
-                    std::array::from_fn(|k| {
-                        Vec4::new(
-                            if k & 1 == 0 { lo.x } else { hi.x },
-                            if k & 2 == 0 { lo.y } else { hi.y },
-                            if k & 4 == 0 { lo.z } else { hi.z },
-                            1.0,
-                        )
-                    })
-                });
                 Some(LiveFoot {
                     joint,
                     leg,
-                    corners,
+                    corners: corners[joint],
                 })
             })
             .take(MAX_FEET)
@@ -164,6 +149,20 @@ impl LiveRig {
             head,
         })
     }
+}
+
+/// The 8 corners (w = 1) of the box from `lo` to `hi`: bit 0 of the index picks x, bit 1 y,
+/// bit 2 z (clear: `lo`, set: `hi`).
+fn box_corners(lo: Vec3, hi: Vec3) -> [Vec4; 8] {
+    std::array::from_fn(|k| {
+        let pick = |bit: usize, l: f32, h: f32| if k & bit == 0 { l } else { h };
+        Vec4::new(
+            pick(1, lo.x, hi.x),
+            pick(2, lo.y, hi.y),
+            pick(4, lo.z, hi.z),
+            1.0,
+        )
+    })
 }
 
 /// Joint `j`'s skinning matrix for `pose`, from the bake's texels (as the GPU reads it).

@@ -114,3 +114,30 @@ fn a_humanoids_hands_hang_above_the_ground_band() {
         }
     }
 }
+
+/// The live tier's rig finds its feet by the baker's rule, from the baked file (its joint
+/// records, first frame and LOD 0 boxes): on a bare Fox bake, the same four paws.
+#[test]
+fn the_live_rig_finds_the_fox_paws_the_baker_finds() {
+    let Some(path) = common::shared_asset("Fox.glb") else {
+        return;
+    };
+    let Some(fox) = found("Fox.glb") else {
+        return;
+    };
+    let dir = common::temp_dir("feet-live-rig");
+    let recipe = throng::bake::Recipe::for_model(&path, &dir.join("fox.throng"));
+    throng::bake::bake_to_file(&recipe, &throng::bake::BakeOptions::default()).expect("bake");
+    let file = throng::format::ThrongFile::open(&recipe.output).expect("open");
+    let rig = throng::hybrid::LiveRig::new(&file, 0).expect("a rig");
+    let joints = &file.joints()[file.characters()[0].first_joint as usize..];
+    let mut live: Vec<String> = rig
+        .feet
+        .iter()
+        .map(|f| file.str(joints[f.joint].name).to_string())
+        .collect();
+    let mut baked = fox.feet;
+    live.sort();
+    baked.sort();
+    assert_eq!(live, baked);
+}
