@@ -136,11 +136,7 @@ impl<'a> Assembly<'a> {
             anim_count: b.anims.len() as u32 - first_anim,
             first_mesh,
             part_count: model.meshes.len() as u32,
-            lod_count: if model.meshes.is_empty() {
-                0
-            } else {
-                self.recipe.lods.len() as u32
-            },
+            lod_count: lod_triangles.len() as u32,
             height: l.height,
             reserved: [0; 2],
         });
@@ -150,6 +146,7 @@ impl<'a> Assembly<'a> {
             .chain(model.warnings.iter().chain(&model.notes).cloned())
             .collect();
         warnings.extend(lod_shortfalls(&self.recipe.lods, &lod_triangles));
+        warnings.extend(levels_dropped(&self.recipe.lods, &lod_triangles));
         Ok(CharacterReport {
             name: l.name.clone(),
             joints: skeleton.len(),
@@ -302,7 +299,7 @@ impl<'a> Assembly<'a> {
             // Parts that meet at open edges must not crack apart when simplified separately.
             lock_border: model.meshes.len() > 1,
         };
-        let mut levels = Vec::new();
+        let mut levels: Vec<Vec<LodLevel>> = Vec::new();
         for part in &model.meshes {
             levels.push(
                 crate::mesh::generate(&part.mesh, &self.recipe.lods, &lod_options).map_err(
@@ -313,6 +310,14 @@ impl<'a> Assembly<'a> {
                     },
                 )?,
             );
+        }
+        let count = levels.first().map_or(0, Vec::len);
+        let triangles: Vec<usize> = (0..count)
+            .map(|l| levels.iter().map(|p| p[l].mesh.triangle_count()).sum())
+            .collect();
+        let kept = levels_that_save(&triangles);
+        for parts in &mut levels {
+            parts.truncate(kept);
         }
         self.lod_cache.push((source, levels));
         Ok(self.lod_cache.len() - 1)
@@ -329,7 +334,7 @@ impl<'a> Assembly<'a> {
         let b = &mut self.builder;
         let mut images: Vec<Option<u32>> = vec![None; model.materials.len()];
         let (mut lod_triangles, mut lod_errors) = (Vec::new(), Vec::new());
-        for lod in 0..self.recipe.lods.len() {
+        for lod in 0..levels.first().map_or(0, Vec::len) {
             let (mut tris, mut err) = (0, 0.0f32);
             for (part, parts) in levels.iter().enumerate() {
                 let level = &parts[lod];
@@ -418,6 +423,43 @@ fn lod_shortfalls(ratios: &[f32], triangles: &[usize]) -> Vec<String> {
         .collect()
 }
 
+/// A level must have at most this share of the previous level's triangles to be stored: one
+/// that removes fewer draws almost as much as the level before it, farther away, and costs
+/// its vertices in the file.
+const LEVEL_SAVING: f32 = 0.9;
+
+/// How many of the levels whose triangles (all parts together) are `triangles` to store:
+/// LOD 0, then each level while it has at most [`LEVEL_SAVING`] of the triangles of the one
+/// before it. The chain stops at the first that saves too little: the ones after it were
+/// made with a larger error budget and could be smaller, but a level's place in the chain is
+/// the distance it is drawn at, and a gap would move them nearer.
+fn levels_that_save(triangles: &[usize]) -> usize {
+    (1..triangles.len())
+        .find(|&l| triangles[l] as f32 > LEVEL_SAVING * triangles[l - 1] as f32)
+        .unwrap_or(triangles.len())
+}
+
+/// A note when the chain stopped before the recipe's last ratio (see [`levels_that_save`]).
+fn levels_dropped(ratios: &[f32], triangles: &[usize]) -> Option<String> {
+    let stored = triangles.len();
+    let last = ratios.len().checked_sub(1)?;
+    (stored > 0 && stored <= last).then(|| {
+        let which = if stored == last {
+            format!("LOD {last}")
+        } else {
+            format!("LOD {stored} to {last}")
+        };
+        format!(
+            "{which} not stored: LOD {stored} (ratio {}) removed under {:.0}% of LOD {}'s {} triangles (the simplifier reached its error budget), so the chain stops at LOD {}",
+            ratios[stored],
+            (1.0 - LEVEL_SAVING) * 100.0,
+            stored - 1,
+            triangles[stored - 1],
+            stored - 1
+        )
+    })
+}
+
 /// Appends the vertices of `mesh` to `out` (in one reservation: a crowd file holds many
 /// copies of a mesh).
 fn push_vertices(out: &mut Vec<VertexRecord>, mesh: &SkinnedMesh) {
@@ -428,4 +470,40 @@ fn push_vertices(out: &mut Vec<VertexRecord>, mesh: &SkinnedMesh) {
         joints: mesh.joints[i],
         weights: mesh.weights[i],
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chain_stops_at_the_first_level_that_saves_under_a_tenth() {
+        // The mannequin's chain: every level saves.
+        assert_eq!(levels_that_save(&[5320, 2660, 1064, 424, 158]), 5);
+        // A level that keeps more than 90% of the one before it ends the chain, whatever
+        // the levels after it would have saved.
+        assert_eq!(levels_that_save(&[3237, 1608, 1450, 454]), 2);
+        // Exactly 90% still saves enough.
+        assert_eq!(levels_that_save(&[1000, 900, 820]), 2);
+        assert_eq!(levels_that_save(&[1000, 900, 810]), 3);
+        assert_eq!(levels_that_save(&[576]), 1);
+        assert_eq!(levels_that_save(&[]), 0);
+    }
+
+    #[test]
+    fn levels_not_stored_get_one_note() {
+        let ratios = [1.0, 0.5, 0.2, 0.08, 0.03];
+        assert_eq!(levels_dropped(&ratios, &[5320, 2660, 1064, 424, 158]), None);
+        assert_eq!(
+            levels_dropped(&ratios, &[3237, 1608]).unwrap(),
+            "LOD 2 to 4 not stored: LOD 2 (ratio 0.2) removed under 10% of LOD 1's 1608 triangles (the simplifier reached its error budget), so the chain stops at LOD 1"
+        );
+        assert!(
+            levels_dropped(&ratios, &[5320, 2660, 1064, 424])
+                .unwrap()
+                .starts_with("LOD 4 not stored: LOD 4 (ratio 0.03)")
+        );
+        // A model without meshes has no levels to drop.
+        assert_eq!(levels_dropped(&ratios, &[]), None);
+    }
 }

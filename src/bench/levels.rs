@@ -3,7 +3,8 @@
 //! drawn there, compared by ΔE over the pixels either drawing covers. A level that differs
 //! little from full detail where it begins could begin sooner; one that differs much begins
 //! too soon. The crowd-wide ΔE of each preset (the table's "ΔE vs LOD off") mixes every
-//! level, distance and overlap; this isolates one level at its own boundary.
+//! level, distance and overlap; this isolates one level at its own boundary. Beside it, the
+//! frame time the level saves: [`TIMED_AGENTS`] agents drawn there at the level and at LOD 0.
 
 use std::sync::Arc;
 
@@ -21,6 +22,17 @@ const FOV_Y: f32 = std::f32::consts::FRAC_PI_3;
 /// Where the animation shown is, as a share of its length: a pose part-way through, not the
 /// first key.
 const PHASE: f32 = 0.37;
+
+/// Agents drawn at once to time a level against LOD 0 (in a square block centred where the
+/// compared agent stands, [`TIMED_SPACING`] apart): enough that the draw, not the submission
+/// and readback, decides the time.
+pub const TIMED_AGENTS: usize = 1000;
+
+/// Spacing of the timed block, metres for a character of the reference height (scaled by
+/// the character's size factor): close, so that the block (16 m deep for 1,000 mannequins)
+/// stays near the level's distance even where it starts at 20 m; the agents overlap on the
+/// screen, as a dense crowd's do.
+const TIMED_SPACING: f32 = 0.5;
 
 /// What [`measure`] draws with: the bench's device for one backend.
 pub struct Tools<'a> {
@@ -110,6 +122,18 @@ pub fn measure(
                     full.get_pixel(x, y) != e || coarse.get_pixel(x, y) != e
                 };
                 let (quality, pixels) = delta_e_where(&full, &coarse, covered);
+                let block = block(&agent, size_factor(c.height));
+                let mut best_ms = |lod: u32| -> Result<f64, BenchError> {
+                    let mut best = f64::INFINITY;
+                    for _ in 0..2 {
+                        let start = std::time::Instant::now();
+                        draw(&block, view_proj, lod)?;
+                        best = best.min(start.elapsed().as_secs_f64() * 1e3);
+                    }
+                    Ok(best)
+                };
+                let full_ms = best_ms(0)?;
+                let level_ms = best_ms(level)?;
                 out.push(LevelQuality {
                     lod: name.clone(),
                     character: file.str(c.name).to_string(),
@@ -119,11 +143,31 @@ pub fn measure(
                     full_triangles: triangles(0),
                     pixels,
                     quality,
+                    level_ms,
+                    full_ms,
                 });
             }
         }
     }
     Ok(out)
+}
+
+/// [`TIMED_AGENTS`] copies of `agent` in a square block on the ground centred on its place,
+/// spaced by [`TIMED_SPACING`] times `size`.
+fn block(agent: &Placement, size: f32) -> Vec<Placement> {
+    let side = (TIMED_AGENTS as f32).sqrt().ceil() as usize;
+    let step = TIMED_SPACING * size;
+    let half = (side - 1) as f32 * step / 2.0;
+    (0..TIMED_AGENTS)
+        .map(|i| Placement {
+            position: glam::Vec3::new(
+                agent.position.x + (i % side) as f32 * step - half,
+                agent.position.y,
+                agent.position.z + (i / side) as f32 * step - half,
+            ),
+            ..*agent
+        })
+        .collect()
 }
 
 /// Triangles of LOD `lod` of character `ci`, all parts.
@@ -143,18 +187,26 @@ pub fn table(levels: &[LevelQuality]) -> String {
     if levels.is_empty() {
         return String::new();
     }
-    let mut s = String::from(
-        "\nLOD levels where each preset starts them (one agent facing the camera, against LOD 0 there; ΔE over the pixels either covers):\n",
+    let mut s = format!(
+        "\nLOD levels where each preset starts them (one agent facing the camera, against LOD 0 there; ΔE over the pixels either covers; ms: {TIMED_AGENTS} agents drawn there at the level vs at LOD 0, best of two, readback included):\n",
     );
     let _ = writeln!(
         s,
-        "  {:<12} {:<16} {:>5} {:>10} {:>16} {:>7} {:>8} {:>8}",
-        "lod", "character", "level", "distance", "triangles", "pixels", "ΔE mean", "ΔE p99"
+        "  {:<12} {:<16} {:>5} {:>10} {:>16} {:>7} {:>8} {:>8} {:>22}",
+        "lod",
+        "character",
+        "level",
+        "distance",
+        "triangles",
+        "pixels",
+        "ΔE mean",
+        "ΔE p99",
+        format!("ms, {TIMED_AGENTS} agents"),
     );
     for l in levels {
         let _ = writeln!(
             s,
-            "  {:<12} {:<16} {:>5} {:>8.1} m {:>7} of {:<6} {:>7} {:>8.2} {:>8.2}",
+            "  {:<12} {:<16} {:>5} {:>8.1} m {:>7} of {:<6} {:>7} {:>8.2} {:>8.2} {:>9.0} vs {:<9.0}",
             l.lod,
             l.character,
             l.level,
@@ -163,7 +215,9 @@ pub fn table(levels: &[LevelQuality]) -> String {
             l.full_triangles,
             l.pixels,
             l.quality.mean,
-            l.quality.p99
+            l.quality.p99,
+            l.level_ms,
+            l.full_ms
         );
     }
     s
@@ -190,6 +244,8 @@ mod tests {
                 p99: 4.42,
                 changed: 0.0,
             },
+            level_ms: 212.0,
+            full_ms: 1040.0,
         };
         let t = table(&[level]);
         let line = t.lines().last().unwrap();
@@ -201,6 +257,7 @@ mod tests {
             "83",
             "0.79",
             "4.42",
+            "212 vs 1040",
         ] {
             assert!(line.contains(part), "{part:?} in {line:?}");
         }

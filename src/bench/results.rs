@@ -246,6 +246,15 @@ pub struct LevelQuality {
     pub pixels: u32,
     /// ΔE of the level's drawing against LOD 0's over those pixels.
     pub quality: Quality,
+    /// Wall time of drawing `bench::levels::TIMED_AGENTS` agents at this level at its
+    /// distance and reading the picture back, milliseconds (the best of two); 0 in reports
+    /// from before it was measured.
+    #[serde(default)]
+    pub level_ms: f64,
+    /// The same at LOD 0, milliseconds: `full_ms - level_ms` is the frame time the level
+    /// saves on that many agents.
+    #[serde(default)]
+    pub full_ms: f64,
 }
 
 #[cfg(test)]

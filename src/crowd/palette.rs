@@ -639,7 +639,7 @@ mod mannequin {
         let p = Palette::new(&file, &PaletteNames::default()).unwrap();
         let c = &p.characters()[0];
         let name = |a: u32| file.str(file.anims()[a as usize].name);
-        assert_eq!((c.name.as_str(), c.levels), ("mannequin", 3));
+        assert_eq!((c.name.as_str(), c.levels), ("mannequin", 5));
         assert_eq!(c.locomotion_family, "move");
         let speeds: Vec<f32> = c.locomotion.iter().map(|g| g.speed).collect();
         assert_eq!(speeds, [0.0, 1.2, 3.0]);

@@ -238,9 +238,9 @@ pub fn whole(n: u32) -> Vec<std::ops::Range<u32>> {
 /// agents (and a few hundred due a frame) run every parallel path.
 pub const TEST_PARALLEL_MIN: usize = 256;
 
-/// Two characters of the standard animations with 3 LOD levels each.
+/// Two characters of the standard animations with 5 LOD levels each (as the default bake).
 pub fn file() -> Arc<ThrongFile> {
-    Arc::new(synthetic_file(&[standard_anims(), standard_anims()], 3))
+    Arc::new(synthetic_file(&[standard_anims(), standard_anims()], 5))
 }
 
 /// The built-in `balanced` LOD preset without its live tier (every agent baked).

@@ -14,6 +14,6 @@ mod skinned;
 mod weld;
 
 pub use bounds::Aabb;
-pub use lod::{LodError, LodLevel, LodMethod, LodOptions, generate, simplify};
+pub use lod::{LodError, LodLevel, LodMethod, LodOptions, generate, level_budget, simplify};
 pub use material::{Material, Texture};
 pub use skinned::{MeshError, SkinnedMesh, smooth_normals};

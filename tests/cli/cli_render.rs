@@ -95,7 +95,7 @@ fn bad_render_arguments_are_named() {
         "7",
     ]);
     assert!(
-        code != 0 && err.contains("--lod 7: the bake has LOD levels 0 to 2"),
+        code != 0 && err.contains("--lod 7: the bake has LOD levels 0 to 4"),
         "{err}"
     );
     let (code, _, err) = throng(&["render", "--out", &d("x.png"), "--shadows", "bogus"]);

@@ -27,7 +27,7 @@ use super::error::{BakeError, RecipeAt};
 /// Frame rate used when a recipe names none, frames per second.
 pub const DEFAULT_FPS: f32 = 30.0;
 /// Default LOD triangle ratios.
-pub const DEFAULT_LODS: [f32; 3] = [1.0, 0.5, 0.2];
+pub const DEFAULT_LODS: [f32; 5] = [1.0, 0.5, 0.2, 0.08, 0.03];
 /// Default budget for the skinned-vertex error of f16 texels, as a fraction of the character's
 /// height: 0.1% is 1.8 mm on a 1.8 m character, under a pixel of a 1080-line screen with a 60°
 /// field of view for anything more than 2 m from the camera. f16 keeps 11 significant bits, so

@@ -465,8 +465,8 @@ mod tests {
             ["off", "balanced", "aggressive"]
         );
         let b = p.get("balanced").unwrap();
-        assert_eq!(b.distances, [20.0, 45.0]);
-        assert_eq!(b.rates, [1, 2, 4]);
+        assert_eq!(b.distances, [20.0, 45.0, 70.0, 110.0]);
+        assert_eq!(b.rates, [1, 1, 2, 4]);
         assert_eq!(b.offscreen_rate, 8);
         assert!(b.culling);
         let off = p.get("off").unwrap();
@@ -474,7 +474,7 @@ mod tests {
         let a = p.get("aggressive").unwrap();
         assert_eq!(
             (a.distances.as_slice(), a.rates.as_slice()),
-            (&[10.0, 25.0][..], &[1, 3, 6][..])
+            (&[10.0, 25.0, 40.0, 60.0][..], &[1, 3, 6][..])
         );
         assert_eq!(a.offscreen_rate, 16);
         assert!(p.get("none").is_none());
@@ -512,8 +512,14 @@ mod tests {
             "a bad scale counts as 1"
         );
         assert_eq!(
-            [b.rate_of(0), b.rate_of(1), b.rate_of(2), b.rate_of(7)],
-            [1, 2, 4, 4]
+            [
+                b.rate_of(0),
+                b.rate_of(1),
+                b.rate_of(2),
+                b.rate_of(3),
+                b.rate_of(7)
+            ],
+            [1, 1, 2, 4, 4]
         );
         let empty = LodPolicy {
             rates: vec![],

@@ -39,22 +39,22 @@ use super::settings::{CrowdSettings, View};
 use crate::format::ThrongFile;
 
 /// Tints of LOD levels 0, 1, 2... when [`Crowd::set_lod_colours`] is on: green, yellow, red,
-/// blue, then magenta, cyan, orange, light grey (repeating). The live tier is
-/// [`LIVE_COLOUR`]. Their alpha is 0: they paint over the agent's colour rather than multiply
+/// blue, cyan (the default bake's five levels), then orange, light grey, brown (repeating).
+/// The live tier is [`LIVE_COLOUR`], a hue none of them has. Their alpha is 0: they paint over the agent's colour rather than multiply
 /// it (see [`Spawn::tint`](crate::crowd::Spawn::tint)), so each hue shows on any texture.
 pub const LOD_COLOURS: [[u8; 4]; 8] = [
     [60, 200, 80, 0],
     [235, 210, 50, 0],
     [225, 60, 50, 0],
     [60, 110, 235, 0],
-    [200, 70, 200, 0],
     [60, 210, 210, 0],
     [240, 140, 40, 0],
     [190, 190, 190, 0],
+    [140, 90, 50, 0],
 ];
 
 /// The tint of agents in the live tier when [`Crowd::set_lod_colours`] is on: violet, a hue
-/// no LOD level of a usual bake (up to four) has, painted over the agent's colour (alpha 0,
+/// no LOD level has, painted over the agent's colour (alpha 0,
 /// as [`LOD_COLOURS`]).
 pub const LIVE_COLOUR: [u8; 4] = [150, 60, 255, 0];
 

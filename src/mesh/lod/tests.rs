@@ -684,3 +684,11 @@ fn tiny_ratio_keeps_at_least_one_triangle() {
     let level = check_level(&src, 1e-6, TEST_JOINTS, &options);
     assert!(level.mesh.triangle_count() < src.triangle_count() / 4);
 }
+
+#[test]
+fn a_level_may_err_by_the_budget_over_the_root_of_its_ratio() {
+    assert_eq!(level_budget(0.05, 1.0), 0.05);
+    assert!((level_budget(0.05, 0.25) - 0.1).abs() < 1e-7);
+    assert!((level_budget(0.05, 0.03) - 0.2887).abs() < 1e-4);
+    assert_eq!(level_budget(0.5, 0.01), 1.0, "at most the whole extent");
+}
