@@ -10,10 +10,10 @@ use super::palette::PaletteNames;
 /// Most agents a crowd holds.
 pub const MAX_AGENTS: usize = 1_000_000;
 
-/// LOD levels [`UpdateStats::per_level`] counts apart: 0, 1, 2, and the last bucket for 3 or
-/// coarser. The built-in presets (`assets/lod.toml`) make three levels and bakes have three
-/// LOD meshes by default, so four buckets show them all and still catch a coarser one.
-pub const STATS_LEVELS: usize = 4;
+/// LOD levels [`UpdateStats::per_level`] counts apart: 0 to 4, and the last bucket for 5 or
+/// coarser. The built-in presets (`assets/lod.toml`) make five levels and bakes have five
+/// LOD meshes by default, so six buckets show them all and still catch a coarser one.
+pub const STATS_LEVELS: usize = 6;
 
 /// How a crowd is made.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,7 +61,7 @@ pub struct UpdateStats {
     pub agents: usize,
     /// Agents drawn (not culled).
     pub visible: usize,
-    /// Agents drawn at LOD 0, 1, 2 and 3 or coarser (see [`STATS_LEVELS`]).
+    /// Agents drawn at LOD 0 to 4 and at 5 or coarser (see [`STATS_LEVELS`]).
     pub per_level: [usize; STATS_LEVELS],
     /// Agents stepped this frame.
     pub due: usize,
