@@ -4,7 +4,8 @@
 //! with the report of what was written. The order of every push is the file's layout: a
 //! change here changes the bytes of every bake.
 
-use glam::Vec4;
+use glam::{Mat4, Vec4};
+use rayon::prelude::*;
 
 use super::error::BakeError;
 use super::load::Loaded;
@@ -14,6 +15,8 @@ use super::recipe::{PrecisionChoice, Rate, Recipe, Source};
 use super::report::{AnimReport, CharacterReport};
 use super::root_motion::declared_speed;
 use super::sample::Sampled;
+use super::skeleton_lod::{self, Influenced};
+use super::texels::from_rows;
 use crate::anim::Skeleton;
 use crate::format::records::{
     AnimRecord, CharacterRecord, EventRecord, JointRecord, MeshRecord, MotionRecord, NONE,
@@ -21,6 +24,9 @@ use crate::format::records::{
 };
 use crate::format::{AnimFacts, AnimSource, Builder, TexelFormat};
 use crate::mesh::{LodLevel, LodOptions, SkinnedMesh};
+
+/// [`crate::format::TEXELS_PER_MATRIX`] as an index.
+const ROWS: usize = crate::format::TEXELS_PER_MATRIX as usize;
 
 // Every skeleton the animation core accepts fits a file: the baker writes joint counts as
 // they are, and the reader refuses more than `format::MAX_JOINTS`.
@@ -118,6 +124,8 @@ impl<'a> Assembly<'a> {
         let skeleton = &model.skeleton;
         let name = self.builder.string(&l.name);
         let first_joint = joints(&mut self.builder, skeleton, &model.joint_nodes);
+        // Before the animations take their texels: skeleton LOD is chosen on them.
+        let lod_joints = self.skeleton_lods(ci, l, jobs, done)?;
         let first_anim = self.builder.anims.len() as u32;
         let anims: Vec<AnimReport> = jobs
             .iter()
@@ -126,8 +134,10 @@ impl<'a> Assembly<'a> {
             .map(|(j, d)| self.anim(ci, l, j, d))
             .collect();
         let first_mesh = self.builder.meshes.len() as u32;
-        let (lod_triangles, lod_errors) = self.meshes(ci, l)?;
+        let (lod_triangles, lod_errors) = self.meshes(ci, l, &lod_joints)?;
         let b = &mut self.builder;
+        b.lod_joints.resize(ci, Vec::new());
+        b.lod_joints.push(lod_joints.concat());
         b.characters.push(CharacterRecord {
             name,
             first_joint,
@@ -153,6 +163,7 @@ impl<'a> Assembly<'a> {
             height: l.height,
             lod_triangles,
             lod_errors,
+            lod_joints: lod_joints.iter().map(|m| skeleton_lod::kept(m)).collect(),
             anims,
             feet: super::gait::feet(l)
                 .joints
@@ -325,12 +336,15 @@ impl<'a> Assembly<'a> {
 
     /// Writes the meshes of character `ci`, LOD-major, with their vertices, indices and
     /// images; returns the triangles and largest simplification error (metres) per LOD level.
-    fn meshes(&mut self, ci: usize, l: &Loaded) -> Result<(Vec<usize>, Vec<f32>), BakeError> {
+    fn meshes(
+        &mut self,
+        ci: usize,
+        l: &Loaded,
+        lod_joints: &[Vec<u32>],
+    ) -> Result<(Vec<usize>, Vec<f32>), BakeError> {
         let model = &l.model;
         let at = self.lod_levels(ci, l)?;
         let levels = &self.lod_cache[at].1;
-        // Simplification errors are measured on each part's vertices, in its own units; its
-        // skinning matrices and the character's scale carry them into metres.
         let b = &mut self.builder;
         let mut images: Vec<Option<u32>> = vec![None; model.materials.len()];
         let (mut lod_triangles, mut lod_errors) = (Vec::new(), Vec::new());
@@ -338,8 +352,7 @@ impl<'a> Assembly<'a> {
             let (mut tris, mut err) = (0, 0.0f32);
             for (part, parts) in levels.iter().enumerate() {
                 let level = &parts[lod];
-                let scale = l.part_scales.get(part).copied();
-                let error = level.error * scale.unwrap_or_else(|| l.factors.max_element());
+                let error = level_error(l, part, level);
                 tris += level.mesh.triangle_count();
                 err = err.max(error);
                 let material = model.materials.get(level.mesh.material);
@@ -351,6 +364,12 @@ impl<'a> Assembly<'a> {
                 let mesh_name = b.string(&model.meshes[part].mesh.name);
                 let first_vertex = b.vertices.len() as u32;
                 push_vertices(&mut b.vertices, &level.mesh);
+                // LOD 0 keeps its influences as the source has them, byte for byte.
+                if let Some(map) = lod_joints.get(lod).filter(|_| lod > 0) {
+                    for v in &mut b.vertices[first_vertex as usize..] {
+                        (v.joints, v.weights) = skeleton_lod::remap(map, v.joints, v.weights);
+                    }
+                }
                 let first_index = b.indices.len() as u32;
                 b.indices.extend_from_slice(&level.mesh.indices);
                 b.meshes.push(MeshRecord {
@@ -381,6 +400,78 @@ impl<'a> Assembly<'a> {
         }
         Ok((lod_triangles, lod_errors))
     }
+}
+
+impl Assembly<'_> {
+    /// The joint each joint of character `ci` (loaded as `l`) is drawn with at each of its
+    /// LOD levels (docs/BAKING.md, "Skeleton LOD"): every joint kept at LOD 0, and at every
+    /// level when its recipe says `skeleton_lod = false`; else chosen on the skinning
+    /// matrices of every frame of its animations (those of `jobs` in `done`) within each
+    /// level's simplification error. Empty for a character without meshes.
+    fn skeleton_lods(
+        &mut self,
+        ci: usize,
+        l: &Loaded,
+        jobs: &[Job],
+        done: &[Done],
+    ) -> Result<Vec<Vec<u32>>, BakeError> {
+        let skeleton = &l.model.skeleton;
+        if l.model.meshes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let at = self.lod_levels(ci, l)?;
+        let levels = &self.lod_cache[at].1;
+        let n = skeleton.len();
+        let all: Vec<u32> = (0..n as u32).collect();
+        // The levels stored: the chain may stop before the recipe's last ratio.
+        let lods = levels.first().map_or(0, Vec::len);
+        if !self.recipe.characters[ci].skeleton_lod || lods < 2 {
+            return Ok(vec![all; lods]);
+        }
+        let parents: Vec<Option<usize>> = (0..n).map(|j| skeleton.parent(j)).collect();
+        // The texels' matrices: world × inverse bind, scaled into metres, as drawn.
+        let frames: Vec<Mat4> = jobs
+            .iter()
+            .zip(done)
+            .filter(|(j, _)| j.character == ci)
+            .flat_map(|(_, d)| d.sampled.texels.chunks_exact(ROWS))
+            .map(|r| from_rows(&[r[0], r[1], r[2]]))
+            .collect();
+        let mut maps: Vec<Vec<u32>> = (1..lods)
+            .into_par_iter()
+            .map(|lod| {
+                let vertices: Vec<Influenced> = levels
+                    .iter()
+                    .flat_map(|parts| parts.get(lod))
+                    .flat_map(|level| {
+                        let m = &level.mesh;
+                        (0..m.vertex_count()).map(|i| Influenced {
+                            position: m.positions[i],
+                            joints: m.joints[i],
+                            weights: m.weights[i],
+                        })
+                    })
+                    .collect();
+                // The level's error as the file records it: the largest of its parts'.
+                let budget = levels
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(part, parts)| Some(level_error(l, part, parts.get(lod)?)))
+                    .fold(0.0f32, f32::max);
+                skeleton_lod::choose(&parents, &vertices, &frames, budget)
+            })
+            .collect();
+        maps.insert(0, all);
+        Ok(maps)
+    }
+}
+
+/// The simplification error of `level` of part `part` of `l`, metres: measured on the part's
+/// vertices in its own units, carried into metres by its skinning matrices and the
+/// character's scale.
+fn level_error(l: &Loaded, part: usize, level: &LodLevel) -> f32 {
+    let scale = l.part_scales.get(part).copied();
+    level.error * scale.unwrap_or_else(|| l.factors.max_element())
 }
 
 /// Writes the joints of `skeleton`, each with its glTF node from `nodes` (none where `nodes`

@@ -16,6 +16,7 @@
 //! - `gait`: the ground speed of in-place cycles, measured from the planted feet;
 //! - `lock`: those cycles baked again with their planted feet pinned at that speed;
 //! - `precision`: f32 or f16, by the measured f16 error and the budget;
+//! - `skeleton_lod`: the joints each far LOD level skins with, and its vertices rewritten onto them;
 //! - `replay`: a bake's animations posed again as baked, at any time ([`Replay`]);
 //! - `assemble`: everything written into the file's builder;
 //! - `report`: what a bake made ([`BakeReport`]);
@@ -45,6 +46,7 @@ mod replay;
 mod report;
 mod root_motion;
 mod sample;
+mod skeleton_lod;
 pub mod texels;
 
 pub use baker::{BakeOptions, BakeProgress, Baked, bake};

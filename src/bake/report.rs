@@ -128,6 +128,10 @@ pub struct CharacterReport {
     pub lod_triangles: Vec<usize>,
     /// Largest simplification error per LOD level, metres.
     pub lod_errors: Vec<f32>,
+    /// Joints each LOD level skins with (docs/BAKING.md, "Skeleton LOD"): all of them at
+    /// LOD 0 and when the recipe turns skeleton LOD off, fewer where small joints collapsed
+    /// onto their ancestors. Empty for a character without meshes.
+    pub lod_joints: Vec<usize>,
     /// Animations.
     pub anims: Vec<AnimReport>,
     /// The joints the baker measures ground speed on and locks to the ground (its feet,

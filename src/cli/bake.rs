@@ -81,6 +81,18 @@ fn summary(report: &BakeReport, recipe: &Recipe, bytes: u64, seconds: f64) -> St
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        if c.lod_joints.iter().skip(1).any(|k| *k < c.joints) {
+            s += &format!(
+                "  skeleton LOD: {}\n",
+                c.lod_joints
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .map(|(l, k)| format!("LOD {l} skins {k} of {} joints", c.joints))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         if !c.feet.is_empty() {
             s += &format!("  feet: {}\n", c.feet.join(", "));
         }

@@ -43,6 +43,10 @@ struct CharacterInfo {
     height: f32,
     /// Quarter turns about +y baked into its matrices and bounds (format 1.2; 0 before).
     facing_turns: u8,
+    /// Joints each LOD level skins with (format 1.3; every joint before).
+    lod_joint_counts: Vec<usize>,
+    /// Per LOD level, the joint each joint is drawn with (format 1.3; itself before).
+    lod_joints: Vec<Vec<u32>>,
     joints: Vec<JointInfo>,
     anims: Vec<AnimInfo>,
     meshes: Vec<MeshInfo>,
@@ -161,10 +165,20 @@ fn report(f: &ThrongFile) -> Report {
             let anims = &f.anims()[ch.first_anim as usize..][..ch.anim_count as usize];
             let meshes =
                 &f.meshes()[ch.first_mesh as usize..][..(ch.part_count * ch.lod_count) as usize];
+            // A character without parts has no levels to list, whatever its lod_count says.
+            let levels = if ch.part_count == 0 {
+                0
+            } else {
+                ch.lod_count as usize
+            };
             CharacterInfo {
                 name: f.str(ch.name).to_string(),
                 height: ch.height,
                 facing_turns: f.facing_turns(ci),
+                lod_joint_counts: (0..levels).map(|lod| f.lod_joint_count(ci, lod)).collect(),
+                lod_joints: (0..levels)
+                    .map(|lod| f.lod_joints(ci, lod).into_owned())
+                    .collect(),
                 joints: joints
                     .iter()
                     .enumerate()
@@ -362,12 +376,17 @@ fn text(r: &Report) -> String {
             let level: Vec<&MeshInfo> = c.meshes.iter().filter(|m| m.lod == lod).collect();
             let _ = writeln!(
                 s,
-                "  LOD {lod} (ratio {}): {} parts, {} vertices, {} triangles, error {}",
+                "  LOD {lod} (ratio {}): {} parts, {} vertices, {} triangles, error {}, skins {} of {} joints",
                 level.first().map_or(1.0, |m| m.ratio),
                 level.len(),
                 level.iter().map(|m| m.vertices).sum::<u32>(),
                 level.iter().map(|m| m.triangles).sum::<u32>(),
-                length(level.iter().map(|m| m.error).fold(0.0f32, f32::max))
+                length(level.iter().map(|m| m.error).fold(0.0f32, f32::max)),
+                c.lod_joint_counts
+                    .get(lod as usize)
+                    .copied()
+                    .unwrap_or(c.joints.len()),
+                c.joints.len()
             );
         }
     }

@@ -1,8 +1,8 @@
 //! Assembling a baked `.throng` file: tables of records, strings, mesh and texel data, then
 //! the container (docs/FORMAT.md). The baker fills a [`Builder`]; [`Builder::write`] puts it
-//! on disk atomically. Files are written as format 1.2: the 1.0 tables plus each joint's glTF
-//! node and each animation's ground speed, foot slide and source ([`AnimFacts`]) of 1.1, and
-//! each character's facing turn of 1.2.
+//! on disk atomically. Files are written as format 1.3: the 1.0 tables plus each joint's glTF
+//! node and each animation's ground speed, foot slide and source ([`AnimFacts`]) of 1.1,
+//! each character's facing turn of 1.2, and the joints each LOD level skins with of 1.3.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -106,6 +106,11 @@ pub struct Builder {
     /// Format 1.2: the quarter turns about +y (0 to 3) baked into each character's matrices
     /// and bounds, in the order of `characters`; characters past its end are written with 0.
     pub facing_turns: Vec<u8>,
+    /// Format 1.3: per character (in the order of `characters`), the joint each joint is drawn
+    /// with at each LOD level, LOD-major (`lod_count × joint_count` entries: itself or its
+    /// nearest kept ancestor). An empty entry, or a character past its end, is written with
+    /// every joint kept.
+    pub lod_joints: Vec<Vec<u32>>,
     /// Joints of all characters, character by character.
     pub joints: Vec<JointRecord>,
     /// The glTF node index of each joint, in the order of `joints` ([`NONE`] for a joint
@@ -152,6 +157,7 @@ impl Builder {
             interned: HashMap::new(),
             characters: Vec::new(),
             facing_turns: Vec::new(),
+            lod_joints: Vec::new(),
             joints: Vec::new(),
             joint_nodes: Vec::new(),
             anims: Vec::new(),
@@ -332,6 +338,7 @@ impl Builder {
             })
             .collect();
         char_ext.resize(self.characters.len(), CharExtRecord::default());
+        let joint_lod = self.joint_lod()?;
         let mut joint_nodes = self.joint_nodes.clone();
         joint_nodes.resize(self.joints.len(), NONE);
         let mut anim_ext = self.anim_ext.clone();
@@ -361,6 +368,7 @@ impl Builder {
             })?;
         Ok(Derived {
             char_ext,
+            joint_lod,
             joint_nodes,
             anim_ext,
             info,
@@ -409,6 +417,7 @@ impl Builder {
             sources: &self.anim_sources,
             params: &self.params,
             char_ext: Some(&d.char_ext),
+            joint_lod: Some(&d.joint_lod),
         };
         validate::all(&tables, Some(&ext), &bad).map(|_| ())
     }
@@ -423,10 +432,40 @@ impl Builder {
         self.writer(self.derived()?)
     }
 
+    /// The `JLOD` table: `lod_joints` as given, with every joint kept for the characters it
+    /// leaves out (none for one whose counts are past what a file may hold). An entry of the
+    /// wrong length is written as it is: validation refuses it (rule 42) after the counts it
+    /// depends on, in the reader's words.
+    fn joint_lod(&self) -> Result<Vec<u32>, FormatError> {
+        if self.lod_joints.len() > self.characters.len() {
+            return Err(FormatError::BadSection {
+                kind: "JLOD".into(),
+                what: format!(
+                    "{} entries for {} characters",
+                    self.lod_joints.len(),
+                    self.characters.len()
+                ),
+            });
+        }
+        let mut out = Vec::new();
+        for (ci, c) in self.characters.iter().enumerate() {
+            match self.lod_joints.get(ci).filter(|l| !l.is_empty()) {
+                Some(l) => out.extend_from_slice(l),
+                // No real bake comes near 2^26 entries (1024 levels of the most joints).
+                None if u64::from(c.joint_count) * u64::from(c.lod_count) <= 1 << 26 => {
+                    (0..c.lod_count).for_each(|_| out.extend(0..c.joint_count));
+                }
+                None => {}
+            }
+        }
+        Ok(out)
+    }
+
     /// The container of the tables and `d`.
     fn writer(&self, d: Derived) -> Result<Writer<'_>, FormatError> {
         let Derived {
             char_ext,
+            joint_lod,
             joint_nodes,
             anim_ext,
             info,
@@ -455,6 +494,11 @@ impl Builder {
                 kinds::JNOD,
                 TABLE_ALIGN,
                 bytemuck::cast_slice::<_, u8>(&joint_nodes).to_vec(),
+            )?
+            .add(
+                kinds::JLOD,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&joint_lod).to_vec(),
             )?
             .add(
                 kinds::ANIM,
@@ -544,6 +588,7 @@ impl Builder {
 /// What [`Builder::derived`] makes.
 struct Derived {
     char_ext: Vec<CharExtRecord>,
+    joint_lod: Vec<u32>,
     joint_nodes: Vec<u32>,
     anim_ext: Vec<AnimExtRecord>,
     info: InfoRecord,

@@ -3,10 +3,11 @@
 //! `crate::atomic`) and a validating memory-mapped reader. The baked layer on top: fixed-size
 //! record tables (`records`), bake metadata (`metadata`), a [`Builder`] the baker fills, and
 //! [`ThrongFile`] (`reader`), which checks every table (`validate`) before handing out typed,
-//! in-place views ([`Texels`]). This build writes format 1.2 ([`VERSION_MINOR`]): 1.1 adds
+//! in-place views ([`Texels`]). This build writes format 1.3 ([`VERSION_MINOR`]): 1.1 adds
 //! each joint's glTF node and each animation's ground speed, foot slide and source
 //! ([`AnimFacts`]) in four new sections, 1.2 each character's facing turn (`CEXT`,
-//! [`ThrongFile::facing_turns`]); it reads 1.0 and 1.1 files too. The shared constants
+//! [`ThrongFile::facing_turns`]), 1.3 the joints each LOD level skins with (`JLOD`,
+//! [`ThrongFile::lod_joints`]); it reads 1.0 to 1.2 files too. The shared constants
 //! [`TEXELS_PER_MATRIX`] and [`MAX_JOINTS`] and the one quarter turn
 //! ([`records::turn_matrix`]) live in `records`.
 

@@ -3,10 +3,11 @@
 //! before anything is handed out, so users of [`ThrongFile`] can index without checks. Small
 //! tables are copied out; vertex, index, pixel and texel data stay in the mapped file
 //! (zero-copy). A file of format 1.1 or later also has the 1.1 tables (each joint's glTF node,
-//! each animation's ground speed, foot slide and source), and one of format 1.2 or later each
-//! character's facing turn, checked the same way; in an older file they read as absent (no
-//! turn: 0).
+//! each animation's ground speed, foot slide and source), one of format 1.2 or later each
+//! character's facing turn, and one of 1.3 or later the joints each LOD level skins with,
+//! checked the same way; in an older file they read as absent (no turn: 0; every joint kept).
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use bytemuck::Pod;
@@ -43,6 +44,8 @@ pub struct ThrongFile {
     params: Vec<ParamRecord>,
     /// Format 1.2 table; empty for an older file.
     char_ext: Vec<CharExtRecord>,
+    /// Format 1.3 table; empty for an older file.
+    joint_lod: Vec<u32>,
 }
 
 /// What the elements of section `kind` are called in messages.
@@ -52,6 +55,7 @@ fn element_name(kind: SectionKind) -> &'static str {
         kinds::INDX => "indices",
         kinds::TEXL => "texels",
         kinds::JNOD => "joint nodes",
+        kinds::JLOD => "skeleton LOD entries",
         kinds::AGLT => "glTF animation indices",
         _ => "records",
     }
@@ -108,6 +112,7 @@ fn section<'a>(
         let which = match kind {
             kinds::JNOD | kinds::AEXT | kinds::AGLT | kinds::APRM => "file of format 1.1 or later",
             kinds::CEXT => "file of format 1.2 or later",
+            kinds::JLOD => "file of format 1.3 or later",
             _ => "baked file",
         };
         bad(format!(
@@ -223,12 +228,19 @@ impl ThrongFile {
         } else {
             None
         };
+        // And format 1.3's.
+        let joint_lod = if c.version().1 >= 3 {
+            Some(table::<u32>(&c, kinds::JLOD, &bad)?)
+        } else {
+            None
+        };
         let ext = Ext {
             joint_nodes: &joint_nodes,
             anim_ext: &anim_ext,
             sources: &sources,
             params: &params,
             char_ext: char_ext.as_deref(),
+            joint_lod: joint_lod.as_deref(),
         };
         let tables = Tables {
             info: &info,
@@ -267,7 +279,44 @@ impl ThrongFile {
             sources,
             params,
             char_ext: char_ext.unwrap_or_default(),
+            joint_lod: joint_lod.unwrap_or_default(),
         })
+    }
+
+    /// The joint (an index within character `character`) each of its joints is drawn with at
+    /// LOD level `lod` (format 1.3, `JLOD`): itself, or its nearest kept ancestor when the
+    /// baker collapsed it there (docs/FORMAT.md, "JLOD"). The vertices of that level are
+    /// already bound to kept joints only; the texels still hold every joint. The identity for
+    /// a file older than 1.3; empty for an index past the characters or their levels.
+    pub fn lod_joints(&self, character: usize, lod: usize) -> Cow<'_, [u32]> {
+        let Some(ch) = self.characters.get(character) else {
+            return Cow::Borrowed(&[]);
+        };
+        let n = ch.joint_count as usize;
+        if lod >= ch.lod_count as usize {
+            return Cow::Borrowed(&[]);
+        }
+        if self.joint_lod.is_empty() {
+            return Cow::Owned((0..n as u32).collect());
+        }
+        // Validated: each character's levels follow the previous character's (rule 42).
+        let start: usize = self.characters[..character]
+            .iter()
+            .map(|c| c.joint_count as usize * c.lod_count as usize)
+            .sum::<usize>()
+            + lod * n;
+        Cow::Borrowed(self.joint_lod.get(start..start + n).unwrap_or(&[]))
+    }
+
+    /// How many joints character `character` skins with at LOD level `lod`: those of
+    /// [`ThrongFile::lod_joints`] drawn with themselves (all of them for a file older than
+    /// 1.3; 0 past the characters or their levels).
+    pub fn lod_joint_count(&self, character: usize, lod: usize) -> usize {
+        let map = self.lod_joints(character, lod);
+        map.iter()
+            .enumerate()
+            .filter(|(j, m)| **m as usize == *j)
+            .count()
     }
 
     /// Quarter turns about +y (0 to 3, each +90°: model (x, z) to (z, −x)) the baker applied

@@ -51,6 +51,10 @@ pub mod kinds {
     pub const APRM: SectionKind = *b"APRM";
     /// Format 1.2: [`super::CharExtRecord`] per `CHAR` record: the facing turn baked in.
     pub const CEXT: SectionKind = *b"CEXT";
+    /// Format 1.3: skeleton LOD, one `u32` per joint per LOD level of each character
+    /// (character by character, LOD-major): the joint, within the character, that the joint
+    /// is drawn with at that level — itself, or its nearest kept ancestor.
+    pub const JLOD: SectionKind = *b"JLOD";
 }
 
 /// Texels per joint matrix in the bone-matrix texture: the three rows of the affine 3×4

@@ -28,13 +28,16 @@ use sha2::{Digest, Sha256};
 /// gait measure's 1% lift rule; then by format 1.2 (the version in the header and the `CEXT`
 /// section: each character's facing turn, 0 for the mannequin, which walks along +z; 16 bytes
 /// and a table entry, inside the padding before the page-aligned texels, so the file is still
-/// 739,776 bytes); then by issue 48's longer LOD chain: `lods = [1.0, 0.5, 0.2, 0.08, 0.03]`
-/// adds LOD 3 and 4 (424 and 158 triangles: their meshes, vertices and indices; LOD 0 to 2
-/// unchanged), 764,352 bytes. Its LOD errors, now
+/// 739,776 bytes); then by skeleton LOD, format 1.3 (the version, and the `JLOD` section: a
+/// table entry and each level's joint map, inside that padding; far levels' vertices'
+/// influences rewritten onto the kept joints, merged and sorted largest first); then by
+/// issue 48's longer LOD chain: `lods = [1.0, 0.5, 0.2, 0.08, 0.03]` adds LOD 3 and 4 (424
+/// and 158 triangles: their meshes, vertices, indices and joint maps; LOD 0 to 2 unchanged),
+/// 764,352 bytes. Its LOD errors, now
 /// carried into metres by the skinning matrices' scale, did not change: the mannequin's rest
 /// pose is its bind pose, so that scale is exactly 1.
 const DEFAULT_BAKE_SHA256: &str =
-    "f85c9937919397278b6858bd9449672eb5183860c5153cd0e7e6ad2f622b1644";
+    "affcb0ea18a70bb3d4b1497794dfcd59337c883b92d4e1fa67a44d10e1053c65";
 
 #[test]
 fn the_default_bake_is_byte_identical() {

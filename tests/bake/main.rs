@@ -31,4 +31,5 @@ mod recipe_units;
 mod reference;
 mod shared_models;
 mod shared_poses;
+mod skeleton_lod;
 mod state_machine;

@@ -46,6 +46,7 @@ fn bake_prints_a_summary_then_finds_the_file_up_to_date() {
         "state greet speed=1.2",
         "interpolation error",
         "root motion",
+        "skeleton LOD: LOD 1 skins ",
     ] {
         assert!(out.contains(part), "missing {part:?} in:\n{out}");
     }
@@ -79,7 +80,7 @@ fn inspect_and_export_texture_read_a_bake() {
     let (code, out, _) = throng(&["inspect", &f]);
     assert_eq!(code, 0);
     for part in [
-        "throng format 1.2",
+        "throng format 1.3",
         "height 1.794 m, facing not turned",
         "speed m/s",
         "rgba32f texels",
@@ -87,15 +88,34 @@ fn inspect_and_export_texture_read_a_bake() {
         "character 'walker'",
         "foot_l@0.000",
         "LOD 1 (ratio 0.3)",
+        "error 0 m, skins 19 of 19 joints",
     ] {
         assert!(out.contains(part), "missing {part:?} in:\n{out}");
     }
     let (code, out, _) = throng(&["inspect", &f, "--json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["version"], "1.2");
+    assert_eq!(v["version"], "1.3");
     // The walker walks along +z: no facing turn.
     assert_eq!(v["characters"][0]["facing_turns"], 0);
+    // Skeleton LOD (format 1.3): LOD 0 keeps all 19 joints, a far level skins with fewer; the
+    // counts are those of the maps.
+    let counts = v["characters"][0]["lod_joint_counts"].as_array().unwrap();
+    let maps = v["characters"][0]["lod_joints"].as_array().unwrap();
+    assert_eq!(counts.len(), maps.len());
+    assert_eq!(counts[0], 19);
+    assert!(
+        counts.iter().skip(1).any(|k| k.as_u64() < Some(19)),
+        "{counts:?}"
+    );
+    for (k, m) in counts.iter().zip(maps) {
+        let m = m.as_array().unwrap();
+        let kept = m
+            .iter()
+            .enumerate()
+            .filter(|(j, t)| t.as_u64() == Some(*j as u64));
+        assert_eq!(k.as_u64(), Some(kept.count() as u64));
+    }
     let joints = v["characters"][0]["joints"].as_array().unwrap();
     assert_eq!(joints.len(), 19);
     assert!(
@@ -188,7 +208,9 @@ fn lod_errors(text: &str) -> Vec<String> {
     let inspect = text
         .lines()
         .filter(|l| l.trim_start().starts_with("LOD "))
-        .filter_map(|l| l.rsplit_once(", error ").map(|(_, e)| e.to_string()));
+        .filter_map(|l| l.rsplit_once(", error ").map(|(_, e)| e.to_string()))
+        // The joints it skins with follow the error.
+        .map(|e| e.split(',').next().unwrap_or("").to_string());
     summary.chain(inspect).collect()
 }
 

@@ -183,7 +183,7 @@ fn a_turned_bare_bake_reads_the_same_with_its_facing_turn() {
     let (throng, node) = inspect_both(&reader, &file);
     for (who, json) in [("throng", throng), ("the reader", node)] {
         let json = json.unwrap();
-        assert_eq!(json["version"], "1.2", "{who}");
+        assert_eq!(json["version"], "1.3", "{who}");
         assert_eq!(json["characters"][0]["facing_turns"], 2, "{who}");
     }
 }

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod format_1_3;
 mod format_baked;
 mod format_container;
 mod independent_reader;

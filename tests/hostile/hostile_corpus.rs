@@ -44,6 +44,11 @@ const EXPECTED: &[(&str, &str)] = &[
     ("throng/empty-mesh.throng", "no triangles"),
     ("throng/minor-2-no-cext.throng", "no 'cext' section"),
     ("throng/facing-4.throng", "facing turn of 4 quarter turns"),
+    ("throng/minor-3-no-jlod.throng", "no 'jlod' section"),
+    (
+        "throng/jlod-root.throng",
+        "lod 0 draws joint 0 with joint 1",
+    ),
     (
         "recipes/scale-1e25.toml",
         "scale-1e25.toml:4: character 'mannequin': animation 'idle'",

@@ -2,7 +2,7 @@
 // throng's Rust sources), to show that the specification is enough to read a bake.
 //
 // - readThrong(buffer, name): applies every container rule (1-6) and every baked-layer rule
-//   (1-34, 35-39 for format 1.1 and later, and 40-41 for 1.2 and later) of docs/FORMAT.md, throwing a ThrongFormatError that names the failed rule, and
+//   (1-34, 35-39 for format 1.1 and later, 40-41 for 1.2 and later, and 42-43 for 1.3 and later) of docs/FORMAT.md, throwing a ThrongFormatError that names the failed rule, and
 //   returns a plain object with everything the file holds.
 // - inspect(buffer, name): the JSON value that `throng inspect FILE.throng --json` prints.
 // - texelMatrix(file, anim, frame, joint): the 12 stored values (rows 0..2) of one joint's
@@ -632,6 +632,39 @@ function readBaked(bytes, name, container) {
     });
   }
 
+  // Format 1.3: rules 42-43, only in a file of minor version 3 or later. Older files keep
+  // every joint at every level of a character with meshes (rule 9 bounds those levels; a
+  // character without parts may claim any lod_count, so it lists none).
+  const identity = (ch) => Array.from({ length: ch.jointCount }, (_, j) => j);
+  for (const ch of characters) {
+    ch.lodJoints = ch.partCount > 0 ? Array.from({ length: ch.lodCount }, () => identity(ch)) : [];
+  }
+  if (container.version.minor >= 3) {
+    const s = byKind.get('JLOD');
+    if (s === undefined) fail(42, '1.3 sections', 'missing section JLOD');
+    if (s.size % 4 !== 0) fail(42, '1.3 sections', `JLOD is ${s.size} bytes, not a multiple of 4`);
+    const want = characters.reduce((n, ch) => n + ch.lodCount * ch.jointCount, 0);
+    if (s.size / 4 !== want) fail(42, '1.3 sections', `JLOD has ${s.size / 4} entries, the characters' LOD levels times their joints are ${want}`);
+    let at = s.offset;
+    characters.forEach((ch, i) => {
+      // Bounded now: the levels' entries are in the file.
+      ch.lodJoints = Array.from({ length: ch.lodCount }, () => identity(ch));
+      for (let lod = 0; lod < ch.lodCount; lod++) {
+        const map = ch.lodJoints[lod];
+        for (let j = 0; j < ch.jointCount; j++) {
+          const m = u32(at);
+          at += 4;
+          const parent = ch.joints[j].parent;
+          const parents = parent >= 0 && parent < j ? map[parent] : undefined;
+          if (m !== j && m !== parents) {
+            fail(43, '1.3 skeleton LOD', `character ${i} '${ch.name}': LOD ${lod} draws joint ${j} with joint ${m}, neither itself nor what its parent is drawn with`);
+          }
+          map[j] = m;
+        }
+      }
+    });
+  }
+
   return {
     name,
     version: container.version,
@@ -903,6 +936,8 @@ export function inspect(buffer, name = 'file') {
       name: c.name,
       height: f32Json(c.height),
       facing_turns: c.facingTurns,
+      lod_joint_counts: (c.partCount > 0 ? c.lodJoints : []).map((m) => m.filter((k, j) => k === j).length),
+      lod_joints: c.partCount > 0 ? c.lodJoints : [],
       joints: c.joints.map((j) => ({ name: j.name, parent: j.parent < 0 ? null : j.parent, node: j.node })),
       anims: c.anims.map((a) => {
         const out = { name: a.name, kind: a.kind === 0 ? 'clip' : 'state' };

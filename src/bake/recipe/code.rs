@@ -125,6 +125,9 @@ fn character_entry(c: &CharacterSpec) -> Result<String, BakeError> {
     if c.facing == Facing::Authored {
         t.push(("facing".into(), Value::String("authored".into())));
     }
+    if !c.skeleton_lod {
+        t.push(("skeleton_lod".into(), Value::Boolean(false)));
+    }
     let mut out = "\n[[characters]]\n".to_string();
     write_keys(&mut out, &t);
     if !c.rates.is_empty() {
@@ -177,6 +180,7 @@ impl CharacterSpec {
             tint: Vec4::ONE,
             foot_lock: true,
             facing: Facing::Auto,
+            skeleton_lod: true,
             lines: KeyLines::default(),
         }
     }
@@ -311,7 +315,7 @@ mod tests {
 
     #[test]
     fn a_recipe_file_and_its_code_agree() {
-        let text = "output = \"x.throng\"\nprecision = \"f16\"\nlods = [1.0, 0.4]\nmax_precision_error = 0.002\n\n[[characters]]\nname = \"m\"\ncharacter = \"m.toml\"\nclips = [\"walk\", \"run\"]\nstates = [\"move\"]\nonce = [\"run\"]\nfps = \"auto\"\nheight = 1.75\ntint = [1, 0.5, 0.25]\nfoot_lock = false\nfacing = \"authored\"\n[characters.rates]\nwalk = 24\n\"Run Fast\" = 20\n[characters.params]\nspeed = [0, 1.2]\n\n[[characters]]\nmodel = \"Fox.glb\"\nscale = [0.01, 0.01, 0.01]\n";
+        let text = "output = \"x.throng\"\nprecision = \"f16\"\nlods = [1.0, 0.4]\nmax_precision_error = 0.002\n\n[[characters]]\nname = \"m\"\ncharacter = \"m.toml\"\nclips = [\"walk\", \"run\"]\nstates = [\"move\"]\nonce = [\"run\"]\nfps = \"auto\"\nheight = 1.75\ntint = [1, 0.5, 0.25]\nfoot_lock = false\nfacing = \"authored\"\nskeleton_lod = false\n[characters.rates]\nwalk = 24\n\"Run Fast\" = 20\n[characters.params]\nspeed = [0, 1.2]\n\n[[characters]]\nmodel = \"Fox.glb\"\nscale = [0.01, 0.01, 0.01]\n";
         let from_file = Recipe::parse(text, Path::new("r.toml")).unwrap();
 
         let mut m = CharacterSpec::character("m.toml");
@@ -327,6 +331,7 @@ mod tests {
         m.tint = Vec4::new(1.0, 0.5, 0.25, 1.0);
         m.foot_lock = false;
         m.facing = Facing::Authored;
+        m.skeleton_lod = false;
         let mut fox = CharacterSpec::model("Fox.glb");
         fox.size = Size::Scale(Vec3::splat(0.01));
         let mut code = Recipe::new("x.throng", vec![m, fox]);

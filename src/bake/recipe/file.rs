@@ -78,6 +78,7 @@ struct CharacterFields {
     height: Option<Spanned<Number>>,
     tint: Option<Spanned<Vec<Number>>>,
     foot_lock: Option<Spanned<bool>>,
+    skeleton_lod: Option<Spanned<bool>>,
     facing: Option<Spanned<String>>,
 }
 
@@ -198,6 +199,7 @@ fn key_lines(c: &Spanned<CharacterFileSpec>, t: &Text) -> KeyLines {
         ("height", s.height.as_ref().map(Spanned::span)),
         ("tint", s.tint.as_ref().map(Spanned::span)),
         ("foot_lock", s.foot_lock.as_ref().map(Spanned::span)),
+        ("skeleton_lod", s.skeleton_lod.as_ref().map(Spanned::span)),
         ("facing", s.facing.as_ref().map(Spanned::span)),
     ];
     for (key, span) in simple {
@@ -416,6 +418,7 @@ fn character_spec(
         size,
         tint,
         foot_lock: c.foot_lock.as_ref().is_none_or(|f| *f.get_ref()),
+        skeleton_lod: c.skeleton_lod.as_ref().is_none_or(|f| *f.get_ref()),
         facing,
         lines,
     })

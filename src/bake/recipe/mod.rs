@@ -210,6 +210,10 @@ pub struct CharacterSpec {
     /// Whether the baker may turn it to walk along +z (`facing = "auto"`, the default) or
     /// keeps its authored facing (`"authored"`).
     pub facing: Facing,
+    /// Whether its LOD levels past the first skin with fewer joints: small joints collapsed
+    /// onto their ancestors within each level's simplification error (docs/BAKING.md,
+    /// "Skeleton LOD"; `skeleton_lod`, default true).
+    pub skeleton_lod: bool,
     /// Where its keys are in the recipe.
     pub lines: KeyLines,
 }

@@ -123,6 +123,7 @@ scale = [1.0, 1.0, 1.0]
 tint = [1.0, 0.5, 0.5]
 foot_lock = true
 facing = "auto"
+skeleton_lod = true
 
 [characters.rates]
 walk = 60

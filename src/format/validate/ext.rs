@@ -1,7 +1,9 @@
 //! The checks of the format 1.1 tables (docs/FORMAT.md, reading rules 35-39): each joint's
 //! glTF node and each animation's ground speed, foot slide, sources and parameter values,
 //! against the 1.0 tables they extend; and of the format 1.2 table (rules 40-41): each
-//! character's facing turn. Run last by [`super::all`], for files of minor version 1 or later.
+//! character's facing turn; and of the format 1.3 table (rules 42-43): the joint each joint is
+//! drawn with at each LOD level. Run last by [`super::all`], for files of minor version 1 or
+//! later.
 
 use super::{Bad, Tables, range};
 use crate::format::error::FormatError;
@@ -22,6 +24,9 @@ pub(in crate::format) struct Ext<'a> {
     pub params: &'a [ParamRecord],
     /// Format 1.2: one per character; `None` in a file of minor version 1.
     pub char_ext: Option<&'a [CharExtRecord]>,
+    /// Format 1.3: per character, per LOD level, per joint, the joint it is drawn with;
+    /// `None` in a file of minor version 1 or 2.
+    pub joint_lod: Option<&'a [u32]>,
 }
 
 /// The format 1.1 tables against the 1.0 ones (`t`): one node per joint, one record per
@@ -74,10 +79,56 @@ pub(super) fn check(t: &Tables, x: &Ext, bad: Bad) -> Result<(), FormatError> {
             x.params.len()
         )));
     }
-    match x.char_ext {
-        Some(c) => char_ext(t, c, bad),
+    if let Some(c) = x.char_ext {
+        char_ext(t, c, bad)?;
+    }
+    match x.joint_lod {
+        Some(l) => joint_lod(t, l, bad),
         None => Ok(()),
     }
+}
+
+/// The format 1.3 table `l` against the characters and joints of `t` (rules 42-43): as many
+/// entries as the characters' LOD levels times their joints, each joint drawn with itself or
+/// with what its parent is drawn with, so each names the joint or its nearest kept ancestor
+/// (a root is always kept). One pass in parents-first order: linear even for a hostile chain.
+fn joint_lod(t: &Tables, l: &[u32], bad: Bad) -> Result<(), FormatError> {
+    let want: u64 = t
+        .characters
+        .iter()
+        .map(|c| u64::from(c.lod_count) * u64::from(c.joint_count))
+        .sum();
+    if l.len() as u64 != want {
+        return Err(bad(format!(
+            "'JLOD' holds {} entries, but the characters' LOD levels times their joints are {want}",
+            l.len()
+        )));
+    }
+    let mut at = 0usize;
+    for (ci, ch) in t.characters.iter().enumerate() {
+        let n = ch.joint_count as usize;
+        // Rules 9 and 12 held: the character's joints lie in `JOIN`, parents first.
+        let joints = t.joints.get(ch.first_joint as usize..).unwrap_or(&[]);
+        for lod in 0..ch.lod_count as usize {
+            let map = l.get(at..at + n).unwrap_or(&[]);
+            at += n;
+            for (j, &m) in map.iter().enumerate() {
+                let parent = joints
+                    .get(j)
+                    .and_then(|jr| usize::try_from(jr.parent).ok())
+                    .filter(|p| *p < j);
+                let parents_is = parent.and_then(|p| map.get(p)).copied();
+                if m as usize != j && Some(m) != parents_is {
+                    return Err(bad(format!(
+                        "{}: LOD {lod} draws joint {j} with joint {m}, neither itself nor what its parent is drawn with ({})",
+                        t.character_label(ci),
+                        parents_is.map_or_else(|| "it has none".to_string(), |p| p.to_string())
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The format 1.2 table `c` against the characters of `t` (rules 40-41): one record per

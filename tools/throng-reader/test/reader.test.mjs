@@ -1,6 +1,6 @@
 // Tests of the independent reader on the committed fixtures tests/fixtures/format-1.0.throng
 // and format-1.1.throng: they read (1.0 without and 1.1 with joint nodes, ground speeds and
-// sources; 1.1 laid out again as 1.2 with a facing turn); every flipped byte and every truncation is refused; hand edits with their
+// sources; 1.1 laid out again as 1.2 with a facing turn and as 1.3 with a skeleton LOD); every flipped byte and every truncation is refused; hand edits with their
 // checksums recomputed are refused by the rule they break; and files re-laid out by the
 // spec's writing rules (unknown sections, other orders, a newer minor) still read.
 import { test } from 'node:test';
@@ -230,6 +230,42 @@ test('format 1.2: the facing turn is read, and checked by rules 40 and 41', () =
   refused(layOut([...sections, { ...cut, data: cut.data.slice(0, 12) }], { minor: 2 }), 'baked 40', 'a cut record');
 });
 
+/** Every joint of every level of every character of a fixture kept: its JLOD entries. */
+function identityLevels(of) {
+  return readThrong(of()).characters.flatMap((c) => Array.from({ length: c.lodCount }, () => Array.from({ length: c.jointCount }, (_, j) => j)).flat());
+}
+
+/** A JLOD section (format 1.3) with these entries. */
+function jlod(entries) {
+  const data = new Uint8Array(4 * entries.length);
+  entries.forEach((k, i) => new DataView(data.buffer).setUint32(4 * i, k, true));
+  return { kind: 'JLOD', align: 8, data };
+}
+
+test('format 1.3: skeleton LOD is read, and checked by rules 42 and 43', () => {
+  const sections = [...fixtureSections(fixture11), cext([0])];
+  const ch = readThrong(fixture11()).characters[0];
+  // The fixture's character: two joints (root, child), at least one level.
+  assert.equal(ch.jointCount, 2);
+  assert.ok(ch.lodCount >= 1);
+  const levels = (map) => Array.from({ length: ch.lodCount }, (_, l) => (l === ch.lodCount - 1 ? map : [0, 1])).flat();
+  const collapsed = layOut([...sections, jlod(levels([0, 0]))], { minor: 3 });
+  const f = readThrong(collapsed, 'collapsed');
+  assert.deepEqual(f.characters[0].lodJoints.at(-1), [0, 0]);
+  const counts = inspect(collapsed, 'f').characters[0].lod_joint_counts;
+  assert.equal(counts.at(-1), 1);
+  // Older files keep every joint; a 1.2 file's JLOD, whatever it holds, is skipped.
+  assert.deepEqual(readThrong(fixture11()).characters[0].lodJoints.at(-1), [0, 1]);
+  const skipped = layOut([...sections, jlod([7])], { minor: 2 });
+  assert.deepEqual(readThrong(skipped).characters[0].lodJoints.at(-1), [0, 1]);
+  refused(layOut(sections, { minor: 3 }), 'baked 42', 'no JLOD');
+  refused(layOut([...sections, jlod([...levels([0, 1]), 0])], { minor: 3 }), 'baked 42', 'an entry too many');
+  const cut = jlod(levels([0, 1]));
+  refused(layOut([...sections, { ...cut, data: cut.data.slice(0, cut.data.length - 2) }], { minor: 3 }), 'baked 42', 'a cut entry');
+  refused(layOut([...sections, jlod(levels([1, 1]))], { minor: 3 }), 'baked 43', 'a root drawn with its child');
+  refused(layOut([...sections, jlod(levels([0, 2]))], { minor: 3 }), 'baked 43', 'a joint past the character');
+});
+
 test('laying the fixture out again by the spec gives the same bytes', () => {
   assert.deepEqual(layOut(fixtureSections()), fixture());
 });
@@ -241,9 +277,9 @@ test('unknown section kinds, another section order and a newer minor are accepte
   const variants = [
     [layOut([...sections, extra]), expected],
     [layOut([extra, ...sections.slice().reverse()]), expected],
-    // A newer minor than 1.2 must hold 1.1's and 1.2's sections: the 1.1 fixture's and a
-    // facing record of its one character.
-    [layOut([...fixtureSections(fixture11), cext([0]), extra], { minor: 7 }), inspect(fixture11(), 'f')],
+    // A newer minor than 1.3 must hold 1.1's to 1.3's sections: the 1.1 fixture's, a facing
+    // record of its one character and its skeleton LOD (every joint kept).
+    [layOut([...fixtureSections(fixture11), cext([0]), jlod(identityLevels(fixture11)), extra], { minor: 7 }), inspect(fixture11(), 'f')],
   ];
   for (const [v, want] of variants) {
     const got = inspect(v, 'f');
@@ -462,8 +498,8 @@ test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that b
   }
   const bytes = new Uint8Array(readFileSync(path));
   const dv = new DataView(bytes.buffer, bytes.byteOffset);
-  if (dv.getUint32(24, true) !== 0x09c4a5d7) {
-    assert.ok(!required, `bake/mannequin.throng has content CRC ${dv.getUint32(24, true).toString(16)}, not the worked example's 9c4a5d7: docs/FORMAT.md's example is stale`);
+  if (dv.getUint32(24, true) !== 0xacaa5a05) {
+    assert.ok(!required, `bake/mannequin.throng has content CRC ${dv.getUint32(24, true).toString(16)}, not the worked example's acaa5a05: docs/FORMAT.md's example is stale`);
     return t.skip('bake/mannequin.throng is another bake');
   }
   const f = readThrong(bytes, 'mannequin.throng');
@@ -473,8 +509,11 @@ test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that b
   assert.deepEqual([a.firstEvent, a.eventCount], [10, 6]);
   assert.deepEqual([a.events[0].name, a.events[0].time], ['foot_l', 0]);
   // Format 1.2: the mannequin walks along +z: no facing turn.
-  assert.equal(f.version.minor, 2);
+  assert.equal(f.version.minor, 3);
   assert.equal(f.characters[0].facingTurns, 0);
+  // Format 1.3: LOD 1 draws shoulder_l with chest and hand_l with forearm_l; LOD 2 also neck.
+  const changed = (l) => f.characters[0].lodJoints[l].flatMap((k, j) => (k === j ? [] : [[j, k]]));
+  assert.deepEqual([changed(0), changed(1), changed(2)], [[], [[5, 2], [8, 7]], [[3, 2], [5, 2], [8, 7]]]);
   // Format 1.1: the head's node, the state's ground speed and its parameter values.
   assert.equal(f.characters[0].joints[4].name, 'head');
   assert.equal(f.characters[0].joints[4].node, 5);
