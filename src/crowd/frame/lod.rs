@@ -481,6 +481,21 @@ mod tests {
     }
 
     #[test]
+    fn the_three_level_comparison_file_keeps_the_builtin_presets() {
+        let text = include_str!("../../../assets/lod-three-levels.toml");
+        let p = LodPresets::parse(text, "assets/lod-three-levels.toml").unwrap();
+        let builtin = LodPresets::builtin();
+        for name in ["off", "balanced"] {
+            assert_eq!(p.get(name), builtin.get(name), "{name}");
+        }
+        let three = p.get("three-level").unwrap();
+        assert_eq!(
+            (three.distances.as_slice(), three.rates.as_slice()),
+            (&[20.0, 45.0][..], &[1, 2, 4][..])
+        );
+    }
+
+    #[test]
     fn levels_scale_with_the_agent_and_clamp_to_the_file() {
         let b = LodPresets::builtin().get("balanced").unwrap().clone();
         assert_eq!(b.level_for(5.0, 1.0, REFERENCE_HEIGHT, 3), 0);
