@@ -25,8 +25,9 @@ fn back_model(tag: &str) -> PathBuf {
     path
 }
 
-/// Bakes `recipe` and reads the file back from its bytes.
-fn bake_and_read(recipe: &Recipe) -> (ThrongFile, BakeReport) {
+/// Bakes `recipe` and reads the file back from its bytes, naming it `name` (shared with the
+/// skeleton LOD tests).
+pub(crate) fn bake_and_read(recipe: &Recipe, name: &str) -> (ThrongFile, BakeReport) {
     let options = BakeOptions {
         force: true,
         progress: None,
@@ -34,10 +35,7 @@ fn bake_and_read(recipe: &Recipe) -> (ThrongFile, BakeReport) {
     };
     let baked = bake(recipe, &options).unwrap();
     let bytes = baked.builder.to_bytes().unwrap();
-    (
-        ThrongFile::from_bytes(&bytes, "back.throng").unwrap(),
-        baked.report,
-    )
+    (ThrongFile::from_bytes(&bytes, name).unwrap(), baked.report)
 }
 
 /// `throng bake MODEL.glb`'s recipe, in f32 and without foot locking, so that the texels are
@@ -59,7 +57,10 @@ fn bits(ms: &[Mat4]) -> Vec<u32> {
 #[test]
 fn a_bare_bake_of_the_back_variant_records_a_half_turn() {
     let path = back_model("facing-bare");
-    let (file, report) = bake_and_read(&Recipe::for_model(&path, Path::new("unused.throng")));
+    let (file, report) = bake_and_read(
+        &Recipe::for_model(&path, Path::new("unused.throng")),
+        "back.throng",
+    );
     let c = &report.characters[0];
     assert_eq!(c.quarter_turns, 2, "{:?}", c.warnings);
     assert!(
@@ -76,8 +77,8 @@ fn a_bare_bake_of_the_back_variant_records_a_half_turn() {
 #[test]
 fn authored_facing_records_no_turn_and_keeps_the_unturned_matrices() {
     let path = back_model("facing-authored");
-    let (auto, auto_report) = bake_and_read(&exact(&path, Facing::Auto));
-    let (kept, kept_report) = bake_and_read(&exact(&path, Facing::Authored));
+    let (auto, auto_report) = bake_and_read(&exact(&path, Facing::Auto), "back.throng");
+    let (kept, kept_report) = bake_and_read(&exact(&path, Facing::Authored), "back.throng");
     assert_eq!(auto_report.characters[0].quarter_turns, 2);
     assert_eq!((auto.facing_turns(0), kept.facing_turns(0)), (2, 0));
     let c = &kept_report.characters[0];

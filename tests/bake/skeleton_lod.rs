@@ -7,12 +7,13 @@
 
 use crate::bake_file::frame_matrices;
 use crate::common;
+use crate::facing::bake_and_read;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3};
-use throng::bake::{BakeOptions, BakeReport, Recipe, bake};
+use throng::bake::{BakeReport, Recipe};
 use throng::format::ThrongFile;
 use throng::format::records::{VertexRecord, kinds};
 use throng::import::mannequin::{Variant, generate_variant};
@@ -34,18 +35,6 @@ fn mixamo(tag: &str) -> PathBuf {
     let bytes = generate_variant(&Variant::named("mixamo").unwrap()).unwrap();
     std::fs::write(&path, bytes).unwrap();
     path
-}
-
-/// Bakes `recipe` and reads the file back from its bytes.
-fn bake_and_read(recipe: &Recipe, name: &str) -> (ThrongFile, BakeReport) {
-    let options = BakeOptions {
-        force: true,
-        progress: None,
-        ..Default::default()
-    };
-    let baked = bake(recipe, &options).unwrap();
-    let bytes = baked.builder.to_bytes().unwrap();
-    (ThrongFile::from_bytes(&bytes, name).unwrap(), baked.report)
 }
 
 /// A vertex's identity across levels: a level keeps source vertices with all attributes.
