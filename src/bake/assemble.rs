@@ -507,7 +507,7 @@ fn lod_shortfalls(ratios: &[f32], triangles: &[usize]) -> Vec<String> {
         .filter(|(_, (r, t))| full > 0.0 && **t as f32 > **r * full * 1.5 + 3.0)
         .map(|(l, (r, t))| {
             format!(
-                "LOD {l} asked for {r} of the triangles and kept {:.2}: every simplification method reached lod_max_error first (or was held by the borders locked where the character's parts meet)",
+                "LOD {l} asked for {r} of the triangles and kept {:.2}: every simplification method reached the level's error budget (lod_max_error / √{r}) first, or was held by the borders locked where the character's parts meet",
                 *t as f32 / full
             )
         })
