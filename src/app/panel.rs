@@ -7,7 +7,7 @@
 use egui::{Color32, RichText};
 
 use super::scene::{Graphics, MAX_AGENTS, Picture, Scene, SkinningChoice};
-use crate::crowd::{LIVE_COLOUR, LOD_COLOURS};
+use crate::crowd::{LIVE_COLOUR, LOD_COLOURS, stats_level_name};
 use crate::render::BackendChoice;
 use crate::render::{Shadows, shadows_choice};
 
@@ -114,7 +114,7 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
             .enumerate()
             .take(graphics.renderer.levels() as usize)
         {
-            ui.label(RichText::new(format!("LOD {level}")).color(lod_colour(level)));
+            ui.label(RichText::new(stats_level_name(level)).color(lod_colour(level)));
             ui.label(n.to_string());
             ui.end_row();
         }

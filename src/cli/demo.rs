@@ -10,7 +10,7 @@ use super::baking::{cached_bake, default_bake};
 use super::bench::{duration, duration_fine};
 use crate::app::{AppError, DemoOptions, Picture, Scene, SkinningChoice, render_headless, window};
 use crate::atomic::{check_not_input, check_target};
-use crate::crowd::{STATS_LEVELS, Terrain};
+use crate::crowd::{Terrain, stats_level_name};
 use crate::render::{BackendChoice, Shadows};
 
 /// Arguments of `throng demo`.
@@ -301,11 +301,7 @@ fn headless(options: &DemoOptions, why: &str) -> Result<()> {
         u.per_level
             .iter()
             .enumerate()
-            .map(|(l, n)| {
-                // The last bucket holds every coarser level too.
-                let plus = if l + 1 == STATS_LEVELS { "+" } else { "" };
-                format!("LOD {l}{plus}: {n}")
-            })
+            .map(|(l, n)| format!("{}: {n}", stats_level_name(l)))
             .collect::<Vec<_>>()
             .join(", "),
         u.due,

@@ -50,7 +50,7 @@ pub use population::{
     AgentData, AgentMut, Crowd, Driver, DueView, LIVE_BLEND_SECONDS, LIVE_COLOUR, LOD_COLOURS,
     MAX_STEP, RootMotion,
 };
-pub use settings::{CrowdSettings, MAX_AGENTS, STATS_LEVELS, UpdateStats, View};
+pub use settings::{CrowdSettings, MAX_AGENTS, STATS_LEVELS, UpdateStats, View, stats_level_name};
 
 /// Passes over fewer items than this run on the calling thread: handing work to rayon's pool
 /// costs tens of microseconds of wake-ups, more than a small pass. The default of

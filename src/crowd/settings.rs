@@ -15,6 +15,13 @@ pub const MAX_AGENTS: usize = 1_000_000;
 /// LOD meshes by default, so six buckets show them all and still catch a coarser one.
 pub const STATS_LEVELS: usize = 6;
 
+/// The name of bucket `bucket` of [`UpdateStats::per_level`]: `LOD 2`, or `LOD 5+` for the
+/// last, which also counts every coarser level.
+pub fn stats_level_name(bucket: usize) -> String {
+    let plus = if bucket + 1 == STATS_LEVELS { "+" } else { "" };
+    format!("LOD {bucket}{plus}")
+}
+
 /// How a crowd is made.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrowdSettings {
@@ -68,4 +75,15 @@ pub struct UpdateStats {
     /// Slots in [`super::Crowd::dirty`] after the update: the records to upload when the
     /// renderer clears the changes every frame.
     pub written: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_stats_bucket_is_named_for_the_coarser_levels_too() {
+        assert_eq!(stats_level_name(0), "LOD 0");
+        assert_eq!(stats_level_name(STATS_LEVELS - 1), "LOD 5+");
+    }
 }
