@@ -13,8 +13,8 @@ use super::error::FormatError;
 use super::metadata::Metadata;
 use super::records::{
     AnimExtRecord, AnimRecord, BoundsRecord, CharExtRecord, CharacterRecord, EventRecord,
-    ImageRecord, InfoRecord, JointRecord, MeshRecord, MotionRecord, NONE, ParamRecord, StrRef,
-    TexelFormat, VertexRecord, ext_flags, kinds,
+    ImageRecord, ImpostorAnimRecord, ImpostorRecord, InfoRecord, JointRecord, MeshRecord,
+    MotionRecord, NONE, ParamRecord, StrRef, TexelFormat, VertexRecord, ext_flags, kinds,
 };
 use super::texels::Texels;
 use super::validate::{self, Ext, Tables};
@@ -111,6 +111,14 @@ pub struct Builder {
     /// nearest kept ancestor). An empty entry, or a character past its end, is written with
     /// every joint kept.
     pub lod_joints: Vec<Vec<u32>>,
+    /// Format 1.4: per character (in the order of `characters`), its impostor atlas;
+    /// characters past its end are written without impostors (`views` 0).
+    pub impostors: Vec<ImpostorRecord>,
+    /// Format 1.4: per animation (in the order of `anims`), its impostor frames; animations
+    /// past its end are written with none.
+    pub impostor_anims: Vec<ImpostorAnimRecord>,
+    /// Format 1.4: the `IMPX` bytes, which `impostors` point into.
+    pub impostor_pixels: Vec<u8>,
     /// Joints of all characters, character by character.
     pub joints: Vec<JointRecord>,
     /// The glTF node index of each joint, in the order of `joints` ([`NONE`] for a joint
@@ -158,6 +166,9 @@ impl Builder {
             characters: Vec::new(),
             facing_turns: Vec::new(),
             lod_joints: Vec::new(),
+            impostors: Vec::new(),
+            impostor_anims: Vec::new(),
+            impostor_pixels: Vec::new(),
             joints: Vec::new(),
             joint_nodes: Vec::new(),
             anims: Vec::new(),

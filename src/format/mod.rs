@@ -14,6 +14,7 @@
 mod builder;
 mod container;
 mod error;
+pub mod impostor;
 mod metadata;
 mod reader;
 pub mod records;

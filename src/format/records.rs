@@ -55,6 +55,13 @@ pub mod kinds {
     /// (character by character, LOD-major): the joint, within the character, that the joint
     /// is drawn with at that level — itself, or its nearest kept ancestor.
     pub const JLOD: SectionKind = *b"JLOD";
+    /// Format 1.4: [`super::ImpostorRecord`] per `CHAR` record: the character's impostor atlas.
+    pub const IMPO: SectionKind = *b"IMPO";
+    /// Format 1.4: [`super::ImpostorAnimRecord`] per `ANIM` record: the animation's impostor
+    /// frames.
+    pub const IMPA: SectionKind = *b"IMPA";
+    /// Format 1.4: RGBA8 impostor pixels of all characters (docs/FORMAT.md "Impostors").
+    pub const IMPX: SectionKind = *b"IMPX";
 }
 
 /// Texels per joint matrix in the bone-matrix texture: the three rows of the affine 3×4
@@ -437,6 +444,46 @@ pub struct ImageRecord {
     pub offset: u64,
 }
 
+/// Format 1.4: a character's animated impostors (docs/FORMAT.md "Impostors"): pictures of it
+/// from `views × views` directions on a hemi-octahedral grid ([`crate::format::impostor`]),
+/// one `cell`-pixel square per view, for each of `frame_count` impostor frames. A frame is
+/// two RGBA8 planes of `(views·cell)²` pixels, colour then normal-depth, stored from byte
+/// `first_pixel` of `IMPX`, frame after frame. `views` 0: the character has none.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ImpostorRecord {
+    /// Views along each side of the hemi-octahedral grid: odd, 3 to 33; 0 for none.
+    pub views: u32,
+    /// Side of one view's square, pixels (1 to 256; 0 for none).
+    pub cell: u32,
+    /// Impostor frames of the character (all its animations').
+    pub frame_count: u32,
+    /// The LOD level whose mesh the pictures were drawn from.
+    pub level: u32,
+    /// Centre of every view's square, model units, in the baked frame (after the facing turn).
+    pub centre: [f32; 3],
+    /// Half the side of a view's square, model units (> 0): every baked frame's bounds fit in
+    /// the sphere of this radius about `centre`.
+    pub radius: f32,
+    /// Byte offset of the character's first frame in `IMPX`.
+    pub first_pixel: u64,
+    /// Reserved, zero.
+    pub reserved: [u32; 2],
+}
+
+/// Format 1.4: the impostor frames of one animation, `frame_count` of its character's from
+/// `first_frame`. Frame k shows the animation at `k/frame_count` of its duration when it
+/// loops, `k/(frame_count − 1)` when it is clamped. `frame_count` 0: its character has none.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ImpostorAnimRecord {
+    /// First frame, among its character's impostor frames.
+    pub first_frame: u32,
+    /// Frames (at least 1 for a looping animation, 2 for a clamped one, where its character
+    /// has impostors).
+    pub frame_count: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,6 +505,8 @@ mod tests {
         assert_eq!(size_of::<AnimExtRecord>(), 32);
         assert_eq!(size_of::<ParamRecord>(), 12);
         assert_eq!(size_of::<CharExtRecord>(), 16);
+        assert_eq!(size_of::<ImpostorRecord>(), 48);
+        assert_eq!(size_of::<ImpostorAnimRecord>(), 8);
     }
 
     #[test]
