@@ -2,8 +2,9 @@
 //! meshes and the errors measured at bake time, as text or JSON. Format 1.1's additions show
 //! as each joint's glTF `node` and each animation's `ground_speed`, `foot_slide` and `source`
 //! (`null` where the file records none, as every 1.0 file); each looping animation without a
-//! ground speed shows why (`no_ground_speed`, from `META`). Lengths are metres, printed as
-//! text in the unit that suits them ([`length`]).
+//! ground speed shows why (`no_ground_speed`, from `META`). Format 1.4's impostors show as
+//! each character's `impostor` (`null` without) and each animation's impostor frames. Lengths
+//! are metres, printed as text in the unit that suits them ([`length`]).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -12,6 +13,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::bake::length;
+use crate::format::impostor::frame_bytes;
 use crate::format::records::{NONE, anim_flags, anim_kind, mesh_flags};
 use crate::format::{Metadata, ThrongFile};
 
@@ -47,9 +49,34 @@ struct CharacterInfo {
     lod_joint_counts: Vec<usize>,
     /// Per LOD level, the joint each joint is drawn with (format 1.3; itself before).
     lod_joints: Vec<Vec<u32>>,
+    /// Its impostor atlas (format 1.4); `None` without one.
+    impostor: Option<ImpostorInfo>,
     joints: Vec<JointInfo>,
     anims: Vec<AnimInfo>,
     meshes: Vec<MeshInfo>,
+}
+
+/// A character's impostor atlas (`IMPO`).
+#[derive(Serialize)]
+struct ImpostorInfo {
+    views: u32,
+    /// Pixels.
+    cell: u32,
+    frame_count: u32,
+    level: u32,
+    /// Model units.
+    centre: [f32; 3],
+    /// Model units.
+    radius: f32,
+    /// Byte offset in `IMPX`.
+    first_pixel: u64,
+}
+
+/// An animation's impostor frames (`IMPA`): 0 frames where its character has none.
+#[derive(Serialize)]
+struct ImpostorFrames {
+    first_frame: u32,
+    frame_count: u32,
 }
 
 #[derive(Serialize)]
@@ -101,6 +128,7 @@ struct AnimInfo {
     /// Why a looping animation has no ground speed (`META`'s `no_ground_speed`).
     no_ground_speed: Option<String>,
     source: Option<SourceInfo>,
+    impostor: ImpostorFrames,
     events: Vec<EventInfo>,
     /// Union of the per-frame bounds: min then max.
     bounds: [[f32; 3]; 2],
@@ -179,6 +207,15 @@ fn report(f: &ThrongFile) -> Report {
                 lod_joints: (0..levels)
                     .map(|lod| f.lod_joints(ci, lod).into_owned())
                     .collect(),
+                impostor: f.impostor(ci).map(|r| ImpostorInfo {
+                    views: r.views,
+                    cell: r.cell,
+                    frame_count: r.frame_count,
+                    level: r.level,
+                    centre: r.centre,
+                    radius: r.radius,
+                    first_pixel: r.first_pixel,
+                }),
                 joints: joints
                     .iter()
                     .enumerate()
@@ -228,6 +265,13 @@ fn report(f: &ThrongFile) -> Report {
                                 .find(|n| usize::try_from(n.anim).is_ok_and(|n| n == ai))
                                 .map(|n| n.why.clone()),
                             source: source(f, ai),
+                            impostor: {
+                                let i = f.impostor_anim(ai);
+                                ImpostorFrames {
+                                    first_frame: i.first_frame,
+                                    frame_count: i.frame_count,
+                                }
+                            },
                             events: f.events()[a.first_event as usize..][..a.event_count as usize]
                                 .iter()
                                 .map(|e| EventInfo {
@@ -298,6 +342,30 @@ fn facing(turns: u8) -> String {
             if k == 1 { "" } else { "s" }
         ),
     }
+}
+
+/// A character's impostors in words: "9×9 views, 16 px cells, 144 frames from LOD 2,
+/// 23,887,872 bytes", or "none".
+fn impostors(i: Option<&ImpostorInfo>) -> String {
+    let Some(i) = i else {
+        return "none".into();
+    };
+    let bytes = u64::from(i.frame_count) * frame_bytes(i.views, i.cell);
+    let digits = bytes.to_string();
+    let mut grouped = String::new();
+    for (k, d) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(d);
+    }
+    format!(
+        "{v}×{v} views, {} px cells, {} frames from LOD {}, {grouped} bytes",
+        i.cell,
+        i.frame_count,
+        i.level,
+        v = i.views
+    )
 }
 
 fn text(r: &Report) -> String {
@@ -389,6 +457,7 @@ fn text(r: &Report) -> String {
                 c.joints.len()
             );
         }
+        let _ = writeln!(s, "  impostors: {}", impostors(c.impostor.as_ref()));
     }
     let _ = writeln!(
         s,

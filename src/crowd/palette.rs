@@ -562,7 +562,7 @@ mod tests {
         run.ground_speed = Some(2.6);
         let anims = vec![SynthAnim::clip("Survey", true), walk, run];
         let file = synthetic_file(&[anims], 1);
-        assert_eq!(file.container().version(), (1, 3));
+        assert_eq!(file.container().version(), (1, 4));
         assert_eq!(file.ground_speed(1), Some(0.9));
         let p = Palette::new(&file, &PaletteNames::default()).unwrap();
         let speeds: Vec<Option<f32>> = p.anims().iter().map(|a| a.speed).collect();

@@ -17,7 +17,7 @@ use super::records::{
     MotionRecord, NONE, ParamRecord, StrRef, TexelFormat, VertexRecord, ext_flags, kinds,
 };
 use super::texels::Texels;
-use super::validate::{self, Ext, Tables};
+use super::validate::{self, Ext, ImpostorTables, Tables};
 
 /// Section alignment of record tables, bytes (the largest field is 8 bytes).
 const TABLE_ALIGN: u32 = 8;
@@ -25,6 +25,9 @@ const TABLE_ALIGN: u32 = 8;
 const MESH_ALIGN: u32 = 16;
 /// Alignment of the texels: a memory page, so a mapped file can be uploaded in place.
 const TEXEL_ALIGN: u32 = 4096;
+/// Alignment of the impostor pixels: whole RGBA8 pixels and 16-byte rows of four, as vertex
+/// data; an upload copies them row by row into a texture anyway.
+const IMPOSTOR_ALIGN: u32 = 16;
 
 /// The file name in the messages of [`Builder::to_bytes`], which writes no file.
 pub const IN_MEMORY: &str = "(in memory)";
@@ -350,6 +353,7 @@ impl Builder {
             .collect();
         char_ext.resize(self.characters.len(), CharExtRecord::default());
         let joint_lod = self.joint_lod()?;
+        let impostors = self.impostor_tables()?;
         let mut joint_nodes = self.joint_nodes.clone();
         joint_nodes.resize(self.joints.len(), NONE);
         let mut anim_ext = self.anim_ext.clone();
@@ -380,6 +384,7 @@ impl Builder {
         Ok(Derived {
             char_ext,
             joint_lod,
+            impostors,
             joint_nodes,
             anim_ext,
             info,
@@ -429,6 +434,7 @@ impl Builder {
             params: &self.params,
             char_ext: Some(&d.char_ext),
             joint_lod: Some(&d.joint_lod),
+            impostors: Some(&d.impostors),
         };
         validate::all(&tables, Some(&ext), &bad).map(|_| ())
     }
@@ -472,11 +478,47 @@ impl Builder {
         Ok(out)
     }
 
+    /// The `IMPO` and `IMPA` tables: `impostors` and `impostor_anims` as given, the
+    /// characters and animations past their ends without impostors.
+    fn impostor_tables(&self) -> Result<ImpostorTables, FormatError> {
+        for (kind, n, of, m) in [
+            (
+                "IMPO",
+                self.impostors.len(),
+                "characters",
+                self.characters.len(),
+            ),
+            (
+                "IMPA",
+                self.impostor_anims.len(),
+                "animations",
+                self.anims.len(),
+            ),
+        ] {
+            if n > m {
+                return Err(FormatError::BadSection {
+                    kind: kind.into(),
+                    what: format!("{n} entries for {m} {of}"),
+                });
+            }
+        }
+        let mut records = self.impostors.clone();
+        records.resize(self.characters.len(), ImpostorRecord::default());
+        let mut anims = self.impostor_anims.clone();
+        anims.resize(self.anims.len(), ImpostorAnimRecord::default());
+        Ok(ImpostorTables {
+            records,
+            anims,
+            pixels: self.impostor_pixels.len() as u64,
+        })
+    }
+
     /// The container of the tables and `d`.
     fn writer(&self, d: Derived) -> Result<Writer<'_>, FormatError> {
         let Derived {
             char_ext,
             joint_lod,
+            impostors,
             joint_nodes,
             anim_ext,
             info,
@@ -512,6 +554,11 @@ impl Builder {
                 bytemuck::cast_slice::<_, u8>(&joint_lod).to_vec(),
             )?
             .add(
+                kinds::IMPO,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&impostors.records).to_vec(),
+            )?
+            .add(
                 kinds::ANIM,
                 TABLE_ALIGN,
                 bytemuck::cast_slice::<_, u8>(&self.anims),
@@ -530,6 +577,11 @@ impl Builder {
                 kinds::APRM,
                 TABLE_ALIGN,
                 bytemuck::cast_slice::<_, u8>(&self.params),
+            )?
+            .add(
+                kinds::IMPA,
+                TABLE_ALIGN,
+                bytemuck::cast_slice::<_, u8>(&impostors.anims).to_vec(),
             )?
             .add(
                 kinds::EVNT,
@@ -568,7 +620,8 @@ impl Builder {
                 bytemuck::cast_slice::<u32, u8>(&self.indices),
             )?
             .add(kinds::PIXL, MESH_ALIGN, &self.pixels[..])?
-            .add_chunks(kinds::TEXL, TEXEL_ALIGN, texels)?;
+            .add_chunks(kinds::TEXL, TEXEL_ALIGN, texels)?
+            .add(kinds::IMPX, IMPOSTOR_ALIGN, &self.impostor_pixels[..])?;
         Ok(w)
     }
 
@@ -600,6 +653,7 @@ impl Builder {
 struct Derived {
     char_ext: Vec<CharExtRecord>,
     joint_lod: Vec<u32>,
+    impostors: ImpostorTables,
     joint_nodes: Vec<u32>,
     anim_ext: Vec<AnimExtRecord>,
     info: InfoRecord,

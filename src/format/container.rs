@@ -21,7 +21,7 @@ pub const MAGIC: [u8; 8] = *b"THRONG\0\x1a";
 /// Major version this build writes and reads; files of another major version are refused.
 pub const VERSION_MAJOR: u16 = 1;
 /// Minor version this build writes; newer minor versions only add sections and stay readable.
-pub const VERSION_MINOR: u16 = 3;
+pub const VERSION_MINOR: u16 = 4;
 /// Size of the header, bytes.
 pub const HEADER_SIZE: usize = 64;
 /// Size of one section table entry, bytes.

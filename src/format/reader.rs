@@ -4,8 +4,8 @@
 //! tables are copied out; vertex, index, pixel and texel data stay in the mapped file
 //! (zero-copy). A file of format 1.1 or later also has the 1.1 tables (each joint's glTF node,
 //! each animation's ground speed, foot slide and source), one of format 1.2 or later each
-//! character's facing turn, and one of 1.3 or later the joints each LOD level skins with,
-//! checked the same way; in an older file they read as absent (no turn: 0; every joint kept).
+//! character's facing turn, 1.3 the joints each LOD level skins with, 1.4 the impostors: all
+//! checked the same way, and absent in an older file (turn 0, every joint kept, no impostors).
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -21,7 +21,7 @@ use super::records::{
     TEXELS_PER_MATRIX, TexelFormat, VertexRecord, anim_flags, ext_flags, kinds,
 };
 use super::texels::Texels;
-use super::validate::{self, Ext, Tables};
+use super::validate::{self, Ext, ImpostorTables, Tables};
 
 /// A validated baked file.
 pub struct ThrongFile {
@@ -46,6 +46,8 @@ pub struct ThrongFile {
     char_ext: Vec<CharExtRecord>,
     /// Format 1.3 table; empty for an older file.
     joint_lod: Vec<u32>,
+    /// Format 1.4 tables; empty for an older file.
+    pub(super) impostors: ImpostorTables,
 }
 
 /// What the elements of section `kind` are called in messages.
@@ -113,6 +115,7 @@ fn section<'a>(
             kinds::JNOD | kinds::AEXT | kinds::AGLT | kinds::APRM => "file of format 1.1 or later",
             kinds::CEXT => "file of format 1.2 or later",
             kinds::JLOD => "file of format 1.3 or later",
+            kinds::IMPO | kinds::IMPA | kinds::IMPX => "file of format 1.4 or later",
             _ => "baked file",
         };
         bad(format!(
@@ -234,6 +237,16 @@ impl ThrongFile {
         } else {
             None
         };
+        // And format 1.4's, the impostors.
+        let impostors = if c.version().1 >= 4 {
+            Some(ImpostorTables {
+                records: table(&c, kinds::IMPO, &bad)?,
+                anims: table(&c, kinds::IMPA, &bad)?,
+                pixels: section(&c, kinds::IMPX, &bad)?.len() as u64,
+            })
+        } else {
+            None
+        };
         let ext = Ext {
             joint_nodes: &joint_nodes,
             anim_ext: &anim_ext,
@@ -241,6 +254,7 @@ impl ThrongFile {
             params: &params,
             char_ext: char_ext.as_deref(),
             joint_lod: joint_lod.as_deref(),
+            impostors: impostors.as_ref(),
         };
         let tables = Tables {
             info: &info,
@@ -280,6 +294,7 @@ impl ThrongFile {
             params,
             char_ext: char_ext.unwrap_or_default(),
             joint_lod: joint_lod.unwrap_or_default(),
+            impostors: impostors.unwrap_or_default(),
         })
     }
 
@@ -539,9 +554,8 @@ impl ThrongFile {
     ///
     /// # Panics
     /// If `anim` is out of range.
-    // Always inlined, as is `Playback::frame_pose` around it: the crowd's step pass calls it
-    // once or twice per agent, and where the compiler left it out of line (as it did after an
-    // unrelated change elsewhere in the crowd) a step took about 60 more instructions.
+    // Always inlined, as is `Playback::frame_pose` around it: the crowd's step calls it once or
+    // twice per agent, and out of line (as it once was) a step took about 60 more instructions.
     #[inline(always)]
     pub fn matrices_at(&self, anim: usize, time: f32) -> (u32, u32, f32) {
         let a = &self.anims[anim];

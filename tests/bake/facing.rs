@@ -70,7 +70,7 @@ fn a_bare_bake_of_the_back_variant_records_a_half_turn() {
         "{:?}",
         c.warnings
     );
-    assert_eq!(file.container().version(), (1, 3));
+    assert_eq!(file.container().version(), (1, 4));
     assert_eq!(file.facing_turns(0), 2);
 }
 

@@ -80,8 +80,9 @@ fn inspect_and_export_texture_read_a_bake() {
     let (code, out, _) = throng(&["inspect", &f]);
     assert_eq!(code, 0);
     for part in [
-        "throng format 1.3",
+        "throng format 1.4",
         "height 1.794 m, facing not turned",
+        "  impostors: none",
         "speed m/s",
         "rgba32f texels",
         "TEXL",
@@ -95,9 +96,24 @@ fn inspect_and_export_texture_read_a_bake() {
     let (code, out, _) = throng(&["inspect", &f, "--json"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["version"], "1.3");
+    assert_eq!(v["version"], "1.4");
     // The walker walks along +z: no facing turn.
     assert_eq!(v["characters"][0]["facing_turns"], 0);
+    // No impostors (format 1.4): none for the character, 0 frames for each animation.
+    assert!(v["characters"][0]["impostor"].is_null());
+    assert_eq!(
+        v["characters"][0]["anims"][0]["impostor"],
+        serde_json::json!({"first_frame": 0, "frame_count": 0})
+    );
+    // The committed 1.4 fixture has a small atlas: its line says its size.
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/format-1.4.throng"
+    );
+    let (code, out, _) = throng(&["inspect", fixture]);
+    assert_eq!(code, 0);
+    let line = "  impostors: 3×3 views, 2 px cells, 7 frames from LOD 0, 2,016 bytes";
+    assert!(out.contains(line), "missing {line:?} in:\n{out}");
     // Skeleton LOD (format 1.3): LOD 0 keeps all 19 joints, a far level skins with fewer; the
     // counts are those of the maps.
     let counts = v["characters"][0]["lod_joint_counts"].as_array().unwrap();

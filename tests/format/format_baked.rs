@@ -342,7 +342,7 @@ fn hostile_1_2_tables_get_typed_errors() {
 #[test]
 fn the_baker_records_nodes_speeds_and_sources() {
     let f = read(&tiny_builder("tiny-1-1").to_bytes().unwrap()).unwrap();
-    assert_eq!(f.container().version(), (1, 3));
+    assert_eq!(f.container().version(), (1, 4));
     // It has root motion: never turned.
     assert_eq!(f.facing_turns(0), 0);
     // The glTF of common::one_channel_model: node 0 is the mesh, 1 the root, 2 its child.

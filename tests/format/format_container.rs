@@ -26,8 +26,8 @@ fn error_of(bytes: Vec<u8>) -> String {
 fn round_trip_in_memory_and_through_a_mapped_file() {
     let bytes = sample().to_bytes();
     let c = Container::from_bytes(&bytes, "mem").unwrap();
-    // This build writes format 1.2.
-    assert_eq!(c.version(), (1, 3));
+    // This build writes format 1.4.
+    assert_eq!(c.version(), (1, 4));
     assert_eq!(c.section(*b"STRS"), Some(&b"hello"[..]));
     assert_eq!(c.section(*b"MESH").unwrap(), (0u8..37).collect::<Vec<_>>());
     assert_eq!(c.section(*b"EMPT"), Some(&[][..]));

@@ -3,7 +3,8 @@
 //! alone: if the two agree on real bakes, the specification is enough to read a `.throng` file.
 //! - the mannequin bake, the walker bake (states, several speeds, two LOD levels, f32), a bare
 //!   bake of the mannequin variant facing −z (turned half round: format 1.2's facing turn 2)
-//!   and the committed format-1.0, 1.1 and 1.2 fixtures read the same through both;
+//!   and the committed format-1.0 to 1.4 fixtures read the same through both (1.4's with an
+//!   impostor atlas: each character's `impostor` and each animation's impostor frames);
 //! - a copy with one flipped byte, a copy with a forward parent index and a 1.1 copy whose
 //!   state claims glTF sources, checksums recomputed, are refused by both.
 //!
@@ -183,7 +184,7 @@ fn a_turned_bare_bake_reads_the_same_with_its_facing_turn() {
     let (throng, node) = inspect_both(&reader, &file);
     for (who, json) in [("throng", throng), ("the reader", node)] {
         let json = json.unwrap();
-        assert_eq!(json["version"], "1.3", "{who}");
+        assert_eq!(json["version"], "1.4", "{who}");
         assert_eq!(json["characters"][0]["facing_turns"], 2, "{who}");
     }
 }
@@ -194,6 +195,16 @@ fn committed_fixtures_read_the_same() {
     reads_the_same(&reader, &repo().join("tests/fixtures/format-1.0.throng"));
     reads_the_same(&reader, &repo().join("tests/fixtures/format-1.1.throng"));
     reads_the_same(&reader, &repo().join("tests/fixtures/format-1.2.throng"));
+    reads_the_same(&reader, &repo().join("tests/fixtures/format-1.3.throng"));
+    // The one file with an impostor atlas: every IMPO and IMPA field compared.
+    let atlas = repo().join("tests/fixtures/format-1.4.throng");
+    reads_the_same(&reader, &atlas);
+    let (throng, _) = inspect_both(&reader, &atlas);
+    let impostor = &throng.unwrap()["characters"][0]["impostor"];
+    assert_eq!(
+        (&impostor["views"], &impostor["frame_count"]),
+        (&3.into(), &7.into())
+    );
 }
 
 /// The file offset of section `kind`, from the section table.

@@ -8,6 +8,7 @@
 mod common;
 
 mod format_1_3;
+mod format_1_4;
 mod format_baked;
 mod format_container;
 mod independent_reader;

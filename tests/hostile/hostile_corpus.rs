@@ -49,6 +49,12 @@ const EXPECTED: &[(&str, &str)] = &[
         "throng/jlod-root.throng",
         "lod 0 draws joint 0 with joint 1",
     ),
+    ("throng/minor-4-no-impo.throng", "no 'impo' section"),
+    ("throng/impo-views-4.throng", "4 impostor views per side"),
+    (
+        "throng/impx-past.throng",
+        "impostor frames of 288 bytes from byte 0 run past the 0 bytes of 'impx'",
+    ),
     (
         "recipes/scale-1e25.toml",
         "scale-1e25.toml:4: character 'mannequin': animation 'idle'",

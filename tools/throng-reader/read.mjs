@@ -2,7 +2,9 @@
 // throng's Rust sources), to show that the specification is enough to read a bake.
 //
 // - readThrong(buffer, name): applies every container rule (1-6) and every baked-layer rule
-//   (1-34, 35-39 for format 1.1 and later, 40-41 for 1.2 and later, and 42-43 for 1.3 and later) of docs/FORMAT.md, throwing a ThrongFormatError that names the failed rule, and
+//   (1-34, 35-39 for format 1.1 and later, 40-41 for 1.2 and later, 42-43 for 1.3 and later,
+//   and 44-47 for 1.4 and later) of docs/FORMAT.md, throwing a ThrongFormatError that names the
+//   failed rule, and
 //   returns a plain object with everything the file holds.
 // - inspect(buffer, name): the JSON value that `throng inspect FILE.throng --json` prints.
 // - texelMatrix(file, anim, frame, joint): the 12 stored values (rows 0..2) of one joint's
@@ -665,6 +667,8 @@ function readBaked(bytes, name, container) {
     });
   }
 
+  readImpostors(container, characters, anims, fail, dv);
+
   return {
     name,
     version: container.version,
@@ -686,6 +690,90 @@ function readBaked(bytes, name, container) {
     bytes,
     offsets: Object.fromEntries(BAKED_SECTIONS.map((k) => [k, sec[k].offset])),
   };
+}
+
+/**
+ * Format 1.4: rules 44-47, only in a file of minor version 4 or later. Sets each character's
+ * `impostor` ({views, cell, frameCount, level, centre, radius, firstPixel}, or null without
+ * impostors, as in every older file) and each animation's `impostor` ({firstFrame,
+ * frameCount}; 0 frames without).
+ */
+function readImpostors(container, characters, anims, fail, dv) {
+  for (const ch of characters) ch.impostor = null;
+  for (const a of anims) a.impostor = { firstFrame: 0, frameCount: 0 };
+  if (container.version.minor < 4) return;
+  const { byKind } = container;
+  const s = {};
+  for (const [kind, size] of [['IMPO', 48], ['IMPA', 8], ['IMPX', 1]]) {
+    s[kind] = byKind.get(kind);
+    if (s[kind] === undefined) fail(44, '1.4 sections', `missing section ${kind}`);
+    if (s[kind].size % size !== 0) fail(44, '1.4 sections', `${kind} is ${s[kind].size} bytes, not a multiple of its ${size}-byte records`);
+  }
+  if (s.IMPO.size / 48 !== characters.length) fail(44, '1.4 sections', `IMPO has ${s.IMPO.size / 48} records, CHAR ${characters.length}`);
+  if (s.IMPA.size / 8 !== anims.length) fail(44, '1.4 sections', `IMPA has ${s.IMPA.size / 8} records, ANIM ${anims.length}`);
+  const u32 = (o) => dv.getUint32(o, true);
+  const f32 = (o) => dv.getFloat32(o, true);
+  const pixels = BigInt(s.IMPX.size);
+  characters.forEach((ch, i) => {
+    const at = s.IMPO.offset + 48 * i;
+    const r = {
+      views: u32(at),
+      cell: u32(at + 4),
+      frameCount: u32(at + 8),
+      level: u32(at + 12),
+      centre: [f32(at + 16), f32(at + 20), f32(at + 24)],
+      radius: f32(at + 28),
+      firstPixel: dv.getBigUint64(at + 32, true),
+    };
+    const reserved = [u32(at + 40), u32(at + 44)];
+    const where = `character ${i} '${ch.name}'`;
+    // Rule 45.
+    if (r.views === 0) {
+      if (r.cell !== 0 || r.frameCount !== 0 || r.level !== 0 || r.firstPixel !== 0n) {
+        fail(45, '1.4 impostors', `${where}: no impostors (views 0), but cell ${r.cell}, ${r.frameCount} frames, LOD ${r.level} and first pixel ${r.firstPixel}`);
+      }
+    } else {
+      if (r.views % 2 === 0 || r.views < 3 || r.views > 33) fail(45, '1.4 impostors', `${where}: ${r.views} impostor views per side, expected an odd number from 3 to 33`);
+      if (r.cell < 1 || r.cell > 256) fail(45, '1.4 impostors', `${where}: impostor cells of ${r.cell} pixels, expected 1 to 256`);
+      if (r.views * r.cell > 16384) fail(45, '1.4 impostors', `${where}: impostor atlas of ${r.views} views × ${r.cell} pixels is ${r.views * r.cell} pixels wide, more than 16384`);
+      if (!(r.centre.every(Number.isFinite) && Number.isFinite(r.radius) && r.radius > 0)) {
+        fail(45, '1.4 impostors', `${where}: impostor centre [${r.centre.join(', ')}] and radius ${r.radius} must be finite, the radius > 0`);
+      }
+      if (r.frameCount === 0) fail(45, '1.4 impostors', `${where}: impostors with 0 frames`);
+      if (r.level >= ch.lodCount) fail(45, '1.4 impostors', `${where}: impostors drawn from LOD ${r.level}, but it has ${ch.lodCount} LOD levels`);
+    }
+    if (reserved[0] !== 0 || reserved[1] !== 0) fail(45, '1.4 impostors', `${where}: impostor reserved fields [${reserved.join(', ')}] are not zero`);
+    if (r.views !== 0) {
+      // Rule 47, in exact integers.
+      if (r.firstPixel % 4n !== 0n) fail(47, '1.4 impostor pixels', `${where}: impostor pixels start at byte ${r.firstPixel}, not a multiple of 4`);
+      const side = BigInt(r.views * r.cell);
+      const frameBytes = 2n * side * side * 4n;
+      if (r.firstPixel + BigInt(r.frameCount) * frameBytes > pixels) {
+        fail(47, '1.4 impostor pixels', `${where}: ${r.frameCount} impostor frames of ${frameBytes} bytes from byte ${r.firstPixel} run past the ${pixels} bytes of IMPX`);
+      }
+      ch.impostor = r;
+    }
+    for (const a of ch.anims) {
+      const aa = s.IMPA.offset + 8 * a.index;
+      const ia = { firstFrame: u32(aa), frameCount: u32(aa + 4) };
+      const aw = `${where}, animation ${a.index} '${a.name}'`;
+      if (r.views === 0) {
+        if (ia.firstFrame !== 0 || ia.frameCount !== 0) {
+          fail(45, '1.4 impostors', `${aw}: impostor frames ${ia.firstFrame}+${ia.frameCount}, but its character has no impostors (views 0)`);
+        }
+        continue;
+      }
+      // Rule 46.
+      const least = a.looping ? 1 : 2;
+      if (ia.frameCount < least) {
+        fail(46, '1.4 impostor frames', `${aw}: ${ia.frameCount} impostor frames, a ${a.looping ? 'looping' : 'clamped'} animation needs at least ${least}`);
+      }
+      if (ia.firstFrame + ia.frameCount > r.frameCount) {
+        fail(46, '1.4 impostor frames', `${aw}: impostor frames ${ia.firstFrame}+${ia.frameCount} run past its character's ${r.frameCount}`);
+      }
+      a.impostor = ia;
+    }
+  });
 }
 
 function readBounds(dv, at) {
@@ -938,6 +1026,15 @@ export function inspect(buffer, name = 'file') {
       facing_turns: c.facingTurns,
       lod_joint_counts: (c.partCount > 0 ? c.lodJoints : []).map((m) => m.filter((k, j) => k === j).length),
       lod_joints: c.partCount > 0 ? c.lodJoints : [],
+      impostor: c.impostor === null ? null : {
+        views: c.impostor.views,
+        cell: c.impostor.cell,
+        frame_count: c.impostor.frameCount,
+        level: c.impostor.level,
+        centre: c.impostor.centre.map(f32Json),
+        radius: f32Json(c.impostor.radius),
+        first_pixel: Number(c.impostor.firstPixel),
+      },
       joints: c.joints.map((j) => ({ name: j.name, parent: j.parent < 0 ? null : j.parent, node: j.node })),
       anims: c.anims.map((a) => {
         const out = { name: a.name, kind: a.kind === 0 ? 'clip' : 'state' };
@@ -964,6 +1061,7 @@ export function inspect(buffer, name = 'file') {
         else if ('state' in a.source) {
           out.source = { state: a.source.state, params: a.source.params.map((p) => ({ name: p.name, value: f32Json(p.value) })) };
         } else out.source = { gltf_animations: a.source.gltfAnimations };
+        out.impostor = { first_frame: a.impostor.firstFrame, frame_count: a.impostor.frameCount };
         out.events = a.events.map((e) => ({ name: e.name, time: f32Json(e.time) }));
         // The union of the per-frame boxes: the box that holds the animation at every frame.
         const min = [Infinity, Infinity, Infinity];

@@ -2,10 +2,10 @@
 //! glTF node and each animation's ground speed, foot slide, sources and parameter values,
 //! against the 1.0 tables they extend; and of the format 1.2 table (rules 40-41): each
 //! character's facing turn; and of the format 1.3 table (rules 42-43): the joint each joint is
-//! drawn with at each LOD level. Run last by [`super::all`], for files of minor version 1 or
-//! later.
+//! drawn with at each LOD level; then the format 1.4 tables (`super::impostor`, rules 44-47).
+//! Run last by [`super::all`], for files of minor version 1 or later.
 
-use super::{Bad, Tables, range};
+use super::{Bad, ImpostorTables, Tables, range};
 use crate::format::error::FormatError;
 use crate::format::records::{
     AnimExtRecord, AnimRecord, CharExtRecord, MAX_FACING_TURNS, NONE, ParamRecord, anim_kind,
@@ -27,6 +27,8 @@ pub(in crate::format) struct Ext<'a> {
     /// Format 1.3: per character, per LOD level, per joint, the joint it is drawn with;
     /// `None` in a file of minor version 1 or 2.
     pub joint_lod: Option<&'a [u32]>,
+    /// Format 1.4: the impostor tables; `None` in a file of minor version 1 to 3.
+    pub impostors: Option<&'a ImpostorTables>,
 }
 
 /// The format 1.1 tables against the 1.0 ones (`t`): one node per joint, one record per
@@ -82,8 +84,11 @@ pub(super) fn check(t: &Tables, x: &Ext, bad: Bad) -> Result<(), FormatError> {
     if let Some(c) = x.char_ext {
         char_ext(t, c, bad)?;
     }
-    match x.joint_lod {
-        Some(l) => joint_lod(t, l, bad),
+    if let Some(l) = x.joint_lod {
+        joint_lod(t, l, bad)?;
+    }
+    match x.impostors {
+        Some(i) => super::impostor::check(t, i, bad),
         None => Ok(()),
     }
 }

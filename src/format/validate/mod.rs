@@ -8,8 +8,10 @@
 //! been checked, by name.
 
 mod ext;
+mod impostor;
 
 pub(super) use ext::Ext;
+pub(super) use impostor::ImpostorTables;
 
 use super::error::FormatError;
 use super::metadata::Metadata;

@@ -1,6 +1,7 @@
 // Tests of the independent reader on the committed fixtures tests/fixtures/format-1.0.throng
 // and format-1.1.throng: they read (1.0 without and 1.1 with joint nodes, ground speeds and
-// sources; 1.1 laid out again as 1.2 with a facing turn and as 1.3 with a skeleton LOD); every flipped byte and every truncation is refused; hand edits with their
+// sources; 1.1 laid out again as 1.2 with a facing turn, as 1.3 with a skeleton LOD and as 1.4
+// with impostors); every flipped byte and every truncation is refused; hand edits with their
 // checksums recomputed are refused by the rule they break; and files re-laid out by the
 // spec's writing rules (unknown sections, other orders, a newer minor) still read.
 import { test } from 'node:test';
@@ -266,6 +267,81 @@ test('format 1.3: skeleton LOD is read, and checked by rules 42 and 43', () => {
   refused(layOut([...sections, jlod(levels([0, 2]))], { minor: 3 }), 'baked 43', 'a joint past the character');
 });
 
+/** The 1.4 sections of a fixture without impostors. */
+function noImpostors(of) {
+  const f = readThrong(of());
+  const none = { views: 0, cell: 0, frameCount: 0, level: 0, centre: [0, 0, 0], radius: 0, firstPixel: 0 };
+  return impostorSections(f.characters.map(() => none), f.anims.map(() => [0, 0]), 0);
+}
+
+/** IMPO, IMPA and IMPX sections (format 1.4): one 48-byte record per entry of `records`
+ * ({views, cell, frameCount, level, centre, radius, firstPixel, reserved}), one 8-byte record per
+ * [firstFrame, frameCount] of `anims`, and `pixels` bytes. */
+function impostorSections(records, anims, pixels) {
+  const impo = new Uint8Array(48 * records.length);
+  const dv = new DataView(impo.buffer);
+  records.forEach((r, i) => {
+    const at = 48 * i;
+    [r.views, r.cell, r.frameCount, r.level].forEach((v, k) => dv.setUint32(at + 4 * k, v, true));
+    [...r.centre, r.radius].forEach((v, k) => dv.setFloat32(at + 16 + 4 * k, v, true));
+    dv.setBigUint64(at + 32, BigInt(r.firstPixel), true);
+    (r.reserved ?? [0, 0]).forEach((v, k) => dv.setUint32(at + 40 + 4 * k, v, true));
+  });
+  const impa = new Uint8Array(8 * anims.length);
+  anims.forEach(([first, count], i) => {
+    new DataView(impa.buffer).setUint32(8 * i, first, true);
+    new DataView(impa.buffer).setUint32(8 * i + 4, count, true);
+  });
+  return [
+    { kind: 'IMPO', align: 8, data: impo },
+    { kind: 'IMPA', align: 8, data: impa },
+    { kind: 'IMPX', align: 16, data: new Uint8Array(pixels) },
+  ];
+}
+
+test('format 1.4: impostors are read, and checked by rules 44 to 47', () => {
+  const f11 = readThrong(fixture11());
+  const older = [...fixtureSections(fixture11), cext([0]), jlod(identityLevels(fixture11))];
+  const anims = f11.anims;
+  // A 3 × 3 atlas of 2 px cells: 288 bytes a frame; each animation 2 frames, after 64 bytes.
+  const frames = anims.map((a, i) => [2 * i, 2]);
+  const record = { views: 3, cell: 2, frameCount: 2 * anims.length, level: 0, centre: [0.25, 0.5, -0.125], radius: 0.75, firstPixel: 64 };
+  const bytes = 64 + record.frameCount * 288;
+  const file = (r = {}, fr = frames, px = bytes) => layOut([...older, ...impostorSections([{ ...record, ...r }], fr, px)], { minor: 4 });
+  const f = readThrong(file(), 'atlas');
+  assert.deepEqual(f.characters[0].impostor, { ...record, firstPixel: 64n });
+  assert.deepEqual(f.anims[1].impostor, { firstFrame: 2, frameCount: 2 });
+  const json = inspect(file(), 'f').characters[0];
+  assert.deepEqual(json.impostor, { views: 3, cell: 2, frame_count: record.frameCount, level: 0, centre: [0.25, 0.5, -0.125], radius: 0.75, first_pixel: 64 });
+  assert.deepEqual(json.anims[1].impostor, { first_frame: 2, frame_count: 2 });
+  // None: views 0 and every animation 0 frames, as every older file (whose sections are skipped).
+  const none = layOut([...older, ...impostorSections([{ views: 0, cell: 0, frameCount: 0, level: 0, centre: [0, 0, 0], radius: 0, firstPixel: 0 }], anims.map(() => [0, 0]), 0)], { minor: 4 });
+  assert.equal(readThrong(none).characters[0].impostor, null);
+  assert.deepEqual(readThrong(none).anims[0].impostor, { firstFrame: 0, frameCount: 0 });
+  const skipped = layOut([...older, ...impostorSections([{ ...record, views: 4 }], [], 0)], { minor: 3 });
+  assert.equal(readThrong(skipped).characters[0].impostor, null);
+  // Rule 44.
+  refused(layOut(older, { minor: 4 }), 'baked 44', 'no IMPO');
+  refused(layOut([...older, ...impostorSections([record, record], frames, bytes)], { minor: 4 }), 'baked 44', 'a record too many');
+  refused(file({}, frames.slice(1)), 'baked 44', 'an animation record too few');
+  // Rule 45.
+  refused(layOut([...older, ...impostorSections([{ ...record, views: 0, cell: 0, level: 0, firstPixel: 0, frameCount: 0 }], frames, bytes)], { minor: 4 }), 'baked 45', 'frames without impostors');
+  for (const [edit, what] of [
+    [{ views: 4 }, 'even views'], [{ views: 35 }, '35 views'], [{ cell: 0 }, 'cell 0'], [{ cell: 257 }, 'cell 257'],
+    [{ radius: 0 }, 'radius 0'], [{ centre: [NaN, 0, 0] }, 'a NaN centre'], [{ frameCount: 0 }, '0 frames'],
+    [{ level: 1 }, 'a level past the LODs'], [{ reserved: [0, 9] }, 'reserved'],
+  ]) refused(file(edit), 'baked 45', what);
+  // Rule 46: a clamped animation with one frame; frames past the character's.
+  const clamped = anims.findIndex((a) => !a.looping);
+  if (clamped >= 0) refused(file({}, frames.map((fr, i) => (i === clamped ? [fr[0], 1] : fr))), 'baked 46', 'one clamped frame');
+  refused(file({}, frames.map((fr, i) => (i === 0 ? [0, 0] : fr))), 'baked 46', 'no frames');
+  refused(file({}, frames.map((fr, i) => (i === anims.length - 1 ? [fr[0], 3] : fr))), 'baked 46', 'past the frames');
+  // Rule 47: unaligned, short, and sizes past 2^64.
+  refused(file({ firstPixel: 66 }), 'baked 47', 'an unaligned start');
+  refused(file({}, frames, bytes - 4), 'baked 47', 'pixels too few');
+  refused(file({ firstPixel: (1n << 64n) - 4n }), 'baked 47', 'a start near 2^64');
+});
+
 test('laying the fixture out again by the spec gives the same bytes', () => {
   assert.deepEqual(layOut(fixtureSections()), fixture());
 });
@@ -277,9 +353,9 @@ test('unknown section kinds, another section order and a newer minor are accepte
   const variants = [
     [layOut([...sections, extra]), expected],
     [layOut([extra, ...sections.slice().reverse()]), expected],
-    // A newer minor than 1.3 must hold 1.1's to 1.3's sections: the 1.1 fixture's, a facing
-    // record of its one character and its skeleton LOD (every joint kept).
-    [layOut([...fixtureSections(fixture11), cext([0]), jlod(identityLevels(fixture11)), extra], { minor: 7 }), inspect(fixture11(), 'f')],
+    // A newer minor than 1.4 must hold 1.1's to 1.4's sections: the 1.1 fixture's, a facing
+    // record of its one character, its skeleton LOD (every joint kept) and no impostors.
+    [layOut([...fixtureSections(fixture11), cext([0]), jlod(identityLevels(fixture11)), ...noImpostors(fixture11), extra], { minor: 7 }), inspect(fixture11(), 'f')],
   ];
   for (const [v, want] of variants) {
     const got = inspect(v, 'f');
@@ -498,8 +574,8 @@ test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that b
   }
   const bytes = new Uint8Array(readFileSync(path));
   const dv = new DataView(bytes.buffer, bytes.byteOffset);
-  if (dv.getUint32(24, true) !== 0x31e19bc4) {
-    assert.ok(!required, `bake/mannequin.throng has content CRC ${dv.getUint32(24, true).toString(16)}, not the worked example's 31e19bc4: docs/FORMAT.md's example is stale`);
+  if (dv.getUint32(24, true) !== 0x654d27ff) {
+    assert.ok(!required, `bake/mannequin.throng has content CRC ${dv.getUint32(24, true).toString(16)}, not the worked example's 654d27ff: docs/FORMAT.md's example is stale`);
     return t.skip('bake/mannequin.throng is another bake');
   }
   const f = readThrong(bytes, 'mannequin.throng');
@@ -509,8 +585,11 @@ test('the worked example of docs/FORMAT.md, when bake/mannequin.throng is that b
   assert.deepEqual([a.firstEvent, a.eventCount], [10, 6]);
   assert.deepEqual([a.events[0].name, a.events[0].time], ['foot_l', 0]);
   // Format 1.2: the mannequin walks along +z: no facing turn.
-  assert.equal(f.version.minor, 3);
+  assert.equal(f.version.minor, 4);
   assert.equal(f.characters[0].facingTurns, 0);
+  // Format 1.4: no impostors.
+  assert.equal(f.characters[0].impostor, null);
+  assert.ok(f.anims.every((x) => x.impostor.frameCount === 0));
   // Format 1.3: LOD 1 draws shoulder_l with chest and hand_l with forearm_l; LOD 2 also neck;
   // LOD 3 folds the chest into the spine and the hands into the forearms; LOD 4 the upper body into the hips.
   const changed = (l) => f.characters[0].lodJoints[l].flatMap((k, j) => (k === j ? [] : [[j, k]]));
