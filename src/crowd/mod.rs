@@ -47,8 +47,8 @@ pub use plaza::terrain::Terrain;
 pub use plaza::wander::{Behaviour, Wander};
 pub use plaza::{Plaza, PlazaSettings};
 pub use population::{
-    AgentData, AgentMut, Crowd, Driver, DueView, LIVE_BLEND_SECONDS, LIVE_COLOUR, LOD_COLOURS,
-    MAX_STEP, RootMotion,
+    AgentData, AgentMut, Crowd, Driver, DueView, IMPOSTOR_COLOUR, LIVE_BLEND_SECONDS, LIVE_COLOUR,
+    LOD_COLOURS, MAX_STEP, RootMotion,
 };
 pub use settings::{CrowdSettings, MAX_AGENTS, STATS_LEVELS, UpdateStats, View, stats_level_name};
 

@@ -175,6 +175,8 @@ pub struct CharacterPalette {
     pub height: f32,
     /// LOD meshes in the bake (at least 1; a character without meshes counts as 1).
     pub levels: u32,
+    /// Whether the bake has animated impostors of it (format 1.4).
+    pub impostors: bool,
     /// All gait families, in file order.
     pub families: Vec<Family>,
     /// Name of the locomotion family chosen (empty for the standing-in-place fallback).
@@ -242,6 +244,8 @@ impl CharacterPalette {
             name,
             height: ch.height,
             levels: ch.lod_count.max(1),
+            // Set by the caller, which knows the character's index.
+            impostors: false,
             families,
             locomotion_family,
             locomotion,
@@ -297,8 +301,10 @@ impl Palette {
             .map(|(i, a)| AnimInfo::of(file, i, a, bounds))
             .collect();
         let mut characters = Vec::with_capacity(file.characters().len());
-        for ch in file.characters() {
-            characters.push(CharacterPalette::of(file, ch, names, &mut anims)?);
+        for (c, ch) in file.characters().iter().enumerate() {
+            let mut palette = CharacterPalette::of(file, ch, names, &mut anims)?;
+            palette.impostors = file.impostor(c).is_some();
+            characters.push(palette);
         }
         let sizes = characters.iter().map(|c| size_factor(c.height)).collect();
         Ok(Self {

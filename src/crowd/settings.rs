@@ -68,8 +68,10 @@ pub struct UpdateStats {
     pub agents: usize,
     /// Agents drawn (not culled).
     pub visible: usize,
-    /// Agents drawn at LOD 0 to 4 and at 5 or coarser (see [`STATS_LEVELS`]).
+    /// Agents drawn with meshes at LOD 0 to 4 and at 5 or coarser (see [`STATS_LEVELS`]).
     pub per_level: [usize; STATS_LEVELS],
+    /// Agents in the impostor tier (not in `per_level`).
+    pub impostors: usize,
     /// Agents stepped this frame.
     pub due: usize,
     /// Slots in [`super::Crowd::dirty`] after the update: the records to upload when the

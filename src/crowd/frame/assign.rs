@@ -33,7 +33,8 @@ pub(crate) struct Hot {
     pub(crate) scale: f32,
     /// Character index.
     pub(crate) character: u32,
-    /// LOD level by distance, as last assigned; [`LIVE_LEVEL`] in the live tier.
+    /// LOD level by distance, as last assigned; [`LIVE_LEVEL`] in the live tier,
+    /// [`IMPOSTOR_LEVEL`] in the impostor tier.
     pub(crate) level: u8,
     /// 1 when it may be drawn, 0 when it is hidden or despawned: culled by every view.
     pub(crate) shown: u8,
@@ -44,6 +45,9 @@ pub(crate) struct Hot {
 
 /// The [`Hot::level`] of an agent in the live tier (drawn with LOD 0's mesh).
 pub(crate) const LIVE_LEVEL: u8 = u8::MAX;
+
+/// The [`Hot::level`] of an agent in the impostor tier.
+pub(crate) const IMPOSTOR_LEVEL: u8 = u8::MAX - 1;
 
 impl Hot {
     /// What culling and LOD levels read of `agent`, bounds grown by `margin` metres, at
@@ -174,6 +178,12 @@ impl Assigner<'_> {
             };
         }
         let squared = &squared[..n];
+        // The impostor tier's distance, squared as the levels' are (never reached: none).
+        let far2 = Vec4::splat(if self.policy.impostor_distance > 0.0 {
+            self.policy.impostor_distance * self.policy.impostor_distance
+        } else {
+            f32::INFINITY
+        });
         let (eye_x, eye_z) = (Vec4::splat(view.eye.x), Vec4::splat(view.eye.z));
         // The eye's height above the ground, squared: (eye − (x, 0, z))·itself is
         // ((ex − x)² + ey²) + (ez − z)² in Vec3::dot's order.
@@ -201,6 +211,7 @@ impl Assigner<'_> {
             for &q in squared {
                 levels += SPREAD[d2.cmpge(Vec4::splat(q) * s2).bitmask() as usize];
             }
+            let far = d2.cmpge(far2 * s2).bitmask();
             let visible = if self.policy.culling {
                 frustum.intersects4(x, cy, z, radius)
             } else {
@@ -218,13 +229,18 @@ impl Assigner<'_> {
                 let top = (groups.len().max(1) as u32 - 1).min(LEVEL_MAX);
                 let levels = min_bytes(levels, top * 0x0101_0101);
                 let visible = if groups.is_empty() { 0 } else { visible };
+                let impostor = self.schedule.impostor_group(character);
+                let far = if impostor.is_some() { far } else { 0 };
                 for (k, (h, want)) in hot.iter_mut().zip(want).enumerate() {
                     let level = levels >> (8 * k) & 0xff;
                     h.level = level as u8;
-                    *want = if visible >> k & 1 != 0 {
-                        groups.start + level
-                    } else {
+                    *want = if visible >> k & 1 == 0 {
                         culled
+                    } else if let Some(g) = impostor.filter(|_| far >> k & 1 != 0) {
+                        h.level = IMPOSTOR_LEVEL;
+                        g
+                    } else {
+                        groups.start + level
                     };
                 }
                 return;
@@ -233,10 +249,14 @@ impl Assigner<'_> {
                 let groups = self.schedule.character_groups(h.character);
                 let level = (levels >> (8 * k) & 0xff).min(groups.len().max(1) as u32 - 1);
                 h.level = level as u8;
-                *want = if visible >> k & 1 != 0 && !groups.is_empty() {
-                    groups.start + level
-                } else {
+                let impostor = self.schedule.impostor_group(h.character);
+                *want = if visible >> k & 1 == 0 || groups.is_empty() {
                     culled
+                } else if let Some(g) = impostor.filter(|_| far >> k & 1 != 0) {
+                    h.level = IMPOSTOR_LEVEL;
+                    g
+                } else {
+                    groups.start + level
                 };
             }
         };
@@ -382,19 +402,21 @@ mod tests {
                 || Frustum::from_view_proj(view.view_proj)
                     .intersects_sphere(Vec3::new(h.x, h.cy, h.z), h.radius));
         let level = level.min(groups.len().max(1) as u32 - 1);
-        let want = if visible && !groups.is_empty() {
-            groups.start + level
-        } else {
-            schedule.culled_group()
-        };
-        (level as u8, want)
+        let far = policy.impostor_distance > 0.0
+            && d2 >= policy.impostor_distance * policy.impostor_distance * s2;
+        match schedule.impostor_group(h.character) {
+            _ if !visible || groups.is_empty() => (level as u8, schedule.culled_group()),
+            Some(g) if far => (IMPOSTOR_LEVEL, g),
+            _ => (level as u8, groups.start + level),
+        }
     }
 
     /// Levels and groups of the four-lane pass are those of one agent at a time: agents on
     /// a level's boundary to the bit and spheres touching a plane, several characters (one
     /// with fewer levels than the policy, one past the schedule's characters), scales that
     /// move the boundaries, counts that leave one to three agents over, on one thread and
-    /// in parallel, culling on and off.
+    /// in parallel, culling on and off, with and without an impostor tier (for two of the
+    /// characters).
     #[test]
     fn four_lanes_assign_as_one_agent_at_a_time() {
         let mut rng = Rng::new(12);
@@ -405,12 +427,15 @@ mod tests {
             culling: true,
             live_max: 0,
             live_distance: 0.0,
+            impostor_distance: 0.0,
         };
         let mut schedule = Schedule::new();
-        schedule.rebuild(&[6, 2, 1], &policy, &[0]);
-        let (mut boundary, mut touching, mut culled, mut kept) = (0, 0, 0, 0);
+        schedule.set_impostors(&[true, false, true]);
+        let (mut boundary, mut touching, mut culled, mut kept, mut far) = (0, 0, 0, 0, 0);
         for round in 0..60 {
             policy.culling = round % 5 != 4;
+            policy.impostor_distance = if round % 3 == 0 { 0.0 } else { 70.0 };
+            schedule.rebuild(&[6, 2, 1], &policy, &[0]);
             let eye = Vec3::new(
                 rng.range(-40.0, 40.0),
                 rng.range(0.5, 30.0),
@@ -458,7 +483,7 @@ mod tests {
                         // the compare falls either way on the last bit.
                         0 => {
                             let d2 = (eye - Vec3::new(h.x, 0.0, h.z)).length_squared();
-                            let d = [20.0f32, 45.0, 90.0][rng.below(3) as usize];
+                            let d = [20.0f32, 45.0, 70.0, 90.0][rng.below(4) as usize];
                             h.scale = (d2 / (d * d)).sqrt();
                             boundary += 1;
                         }
@@ -499,6 +524,9 @@ mod tests {
                         *h,
                         "only the level moves"
                     );
+                    if level == IMPOSTOR_LEVEL {
+                        far += 1;
+                    }
                     if group == schedule.culled_group() {
                         culled += 1;
                     } else {
@@ -508,8 +536,13 @@ mod tests {
             }
         }
         assert!(
-            boundary > 10_000 && touching > 10_000 && culled > 100_000 && kept > 20_000,
-            "{boundary} on a boundary, {touching} touching, {culled} culled, {kept} kept"
+            boundary > 10_000
+                && touching > 10_000
+                && culled > 100_000
+                && kept > 20_000
+                && far > 2_000,
+            "{boundary} on a boundary, {touching} touching, {culled} culled, {kept} kept, \
+             {far} impostors"
         );
     }
 }

@@ -77,6 +77,13 @@ pub struct LodPolicy {
     /// Default 0.
     #[serde(default)]
     pub live_distance: f32,
+    /// The impostor tier: agents at least this many metres from the camera (for a character
+    /// [`REFERENCE_HEIGHT`] tall at scale 1, sized per agent as `distances` are) are drawn as
+    /// animated impostors where their character's bake has them (format 1.4), at the rate
+    /// after the last mesh level's; a character without impostors keeps its last mesh level
+    /// there. Finite, at least 0; 0 (the default) means no impostor tier.
+    #[serde(default)]
+    pub impostor_distance: f32,
 }
 
 impl Default for LodPolicy {
@@ -89,6 +96,7 @@ impl Default for LodPolicy {
             culling: true,
             live_max: 0,
             live_distance: 0.0,
+            impostor_distance: 0.0,
         }
     }
 }
@@ -122,6 +130,20 @@ impl LodPolicy {
             .filter(|&&x| d >= x)
             .count() as u32;
         level.min(levels_in_file.max(1) - 1)
+    }
+
+    /// Whether an agent `distance` metres from the camera with uniform `scale`, of a character
+    /// `height` metres tall, is in the impostor tier: `distance / (scale × size_factor(height))
+    /// >= impostor_distance` where the policy has the tier (scale and height read as in
+    /// [`LodPolicy::level_for`]; a NaN distance is not).
+    pub fn impostor_at(&self, distance: f32, scale: f32, height: f32) -> bool {
+        let scale = if scale.is_finite() && scale > 0.0 {
+            scale
+        } else {
+            1.0
+        };
+        self.impostor_distance > 0.0
+            && distance / (scale * size_factor(height)) >= self.impostor_distance
     }
 
     /// The update rate (every n-th frame) of LOD `level`: `rates[level]`, or the last rate past
@@ -237,6 +259,15 @@ impl LodPolicy {
                 format!(
                     "{} is not a positive number of metres (needed with live_max {})",
                     self.live_distance, self.live_max
+                ),
+            ));
+        }
+        if !(self.impostor_distance.is_finite() && self.impostor_distance >= 0.0) {
+            return Err(bad(
+                "impostor_distance",
+                format!(
+                    "{} is not a positive number of metres (0 = no impostor tier)",
+                    self.impostor_distance
                 ),
             ));
         }
@@ -361,8 +392,7 @@ fn policy_of(table: &toml::Table, file: &str, name: &str) -> Result<LodPolicy, C
         if let Some(rest) = message.split(kind).nth(1)
             && let Some(key) = rest.split('`').next()
         {
-            let known =
-                "distances, rates, offscreen_rate, culling, and optionally live_max, live_distance";
+            let known = "distances, rates, offscreen_rate, culling, and optionally live_max, live_distance, impostor_distance";
             return Err(bad(key, format!("{what} (the keys are {known})")));
         }
     }
@@ -374,6 +404,7 @@ fn policy_of(table: &toml::Table, file: &str, name: &str) -> Result<LodPolicy, C
         "culling",
         "live_max",
         "live_distance",
+        "impostor_distance",
     ] {
         if let Some(what) = field_error(key) {
             return Err(bad(key, what));
@@ -393,7 +424,7 @@ fn wrong_type(key: &str, v: &toml::Value) -> Option<String> {
         "distances" => (&number, "an array of numbers (metres)"),
         "rates" => (&whole, "an array of whole numbers from 0 to 4294967295"),
         "offscreen_rate" | "live_max" => (&whole, "a whole number from 0 to 4294967295"),
-        "live_distance" => (&number, "a number (metres)"),
+        "live_distance" | "impostor_distance" => (&number, "a number (metres)"),
         _ => (&|v: &V| matches!(v, V::Boolean(_)), "true or false"),
     };
     let found = match (key, v) {

@@ -361,8 +361,13 @@ impl<S: AgentData> Crowd<S> {
     fn regroup(&mut self, index: u32) {
         let slot = self.schedule.agent_slot()[index as usize] as usize;
         let hot = self.hot[slot];
+        let impostor = (hot.level == crate::crowd::frame::assign::IMPOSTOR_LEVEL)
+            .then(|| self.schedule.impostor_group(hot.character))
+            .flatten();
         let g = if hot.shown == 0 {
             self.schedule.culled_group()
+        } else if let Some(g) = impostor {
+            g
         } else {
             let level = if hot.level == crate::crowd::frame::assign::LIVE_LEVEL {
                 0

@@ -53,6 +53,10 @@ pub const LOD_COLOURS: [[u8; 4]; 8] = [
     [140, 90, 50, 0],
 ];
 
+/// The tint of agents in the impostor tier when [`Crowd::set_lod_colours`] is on: white,
+/// painted over the agent's colour (alpha 0), so the tier reads as the lightest band.
+pub const IMPOSTOR_COLOUR: [u8; 4] = [255, 255, 255, 0];
+
 /// The tint of agents in the live tier when [`Crowd::set_lod_colours`] is on: violet, a hue
 /// no LOD level has, painted over the agent's colour (alpha 0,
 /// as [`LOD_COLOURS`]).
@@ -127,6 +131,7 @@ impl<S: AgentData> Crowd<S> {
     ) -> Result<Self, CrowdError> {
         let palette = Palette::new(&file, &settings.names)?;
         let file_levels = palette.characters().iter().map(|c| c.levels).collect();
+        let impostors: Vec<bool> = palette.characters().iter().map(|c| c.impostors).collect();
         let mut crowd = Self {
             file,
             settings: settings.clone(),
@@ -155,6 +160,7 @@ impl<S: AgentData> Crowd<S> {
             due_runs: Vec::new(),
             prepared: AtomicBool::new(false),
         };
+        crowd.schedule.set_impostors(&impostors);
         crowd.place_all();
         Ok(crowd)
     }
@@ -388,6 +394,8 @@ fn by_index<T: Copy>(order: &[u32], v: &[T]) -> Vec<T> {
 fn tint_of(agent: &Agent, level: u8, lod_colours: bool) -> [u8; 4] {
     if lod_colours && level == super::frame::assign::LIVE_LEVEL {
         LIVE_COLOUR
+    } else if lod_colours && level == super::frame::assign::IMPOSTOR_LEVEL {
+        IMPOSTOR_COLOUR
     } else if lod_colours {
         LOD_COLOURS[level as usize % LOD_COLOURS.len()]
     } else {

@@ -191,8 +191,12 @@ impl<S: AgentData> Crowd<S> {
             ..UpdateStats::default()
         };
         for d in self.schedule.draws() {
-            // Levels past the last bucket are counted in it.
-            stats.per_level[(d.level as usize).min(STATS_LEVELS - 1)] += d.slots.len();
+            if d.impostor {
+                stats.impostors += d.slots.len();
+            } else {
+                // Levels past the last bucket are counted in it.
+                stats.per_level[(d.level as usize).min(STATS_LEVELS - 1)] += d.slots.len();
+            }
             stats.visible += d.slots.len();
         }
         stats

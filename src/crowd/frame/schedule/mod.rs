@@ -35,6 +35,10 @@ pub struct DrawRange {
     /// drawn at LOD 0 from joint matrices evaluated on the CPU this frame on the hybrid
     /// path, from the bake like the rest on every other path.
     pub live: bool,
+    /// Whether these are the character's impostor-tier agents (see
+    /// [`LodPolicy::impostor_distance`]): drawn as animated impostors where the renderer can,
+    /// else at `level`, which is then the character's last mesh level.
+    pub impostor: bool,
 }
 
 /// Slots, buckets and groups of a crowd's agents (see the module docs).
@@ -44,10 +48,14 @@ pub struct Schedule {
     /// any, follows them).
     char_group: Vec<u32>,
     char_lods: Vec<u32>,
-    /// Per visible group: its character and level, and whether it is a live tier.
+    /// Per character: whether it gets an impostor group where the policy has the tier.
+    impostors: Vec<bool>,
+    /// Per visible group: its character and level, and whether it is a live or an impostor
+    /// tier.
     group_char: Vec<u32>,
     group_level: Vec<u32>,
     group_live: Vec<bool>,
+    group_impostor: Vec<bool>,
     /// Per group (visible groups, then the culled group): update rate.
     group_rate: Vec<u32>,
     /// Per group, its first bucket; one more entry: the bucket count.
@@ -73,9 +81,18 @@ impl Schedule {
         Self::default()
     }
 
+    /// Which characters (by index; those past the end: none) have impostors, for the next
+    /// [`Schedule::rebuild`].
+    pub fn set_impostors(&mut self, impostors: &[bool]) {
+        self.impostors.clear();
+        self.impostors.extend_from_slice(impostors);
+    }
+
     /// Lays out the groups for characters with `levels` LOD levels each (at least 1 is used)
-    /// under `policy` (a character gets `min(levels, policy.levels())` LOD groups, then a live
-    /// group updated every frame where the policy has a live tier), and places
+    /// under `policy` (a character gets `min(levels, policy.levels())` LOD groups, then an
+    /// impostor group where the policy has the tier and [`Schedule::set_impostors`] said the
+    /// character has impostors, then a live group updated every frame where the policy has a
+    /// live tier), and places
     /// agent `a` in group `groups[a]` (see [`Schedule::group_of`], [`Schedule::culled_group`];
     /// an index past the groups means culled). Within a group, agents in index order take the
     /// phases in turn, so every group starts balanced. Every slot is marked dirty.
@@ -85,22 +102,27 @@ impl Schedule {
         self.group_char.clear();
         self.group_level.clear();
         self.group_live.clear();
+        self.group_impostor.clear();
         self.group_rate.clear();
         for (c, &n) in levels.iter().enumerate() {
             self.char_group.push(self.group_char.len() as u32);
             let lods = n.clamp(1, policy.levels());
             self.char_lods.push(lods);
-            for l in 0..lods {
+            let mut group = |level: u32, live: bool, impostor: bool, rate: u32| {
                 self.group_char.push(c as u32);
-                self.group_level.push(l);
-                self.group_live.push(false);
-                self.group_rate.push(policy.rate_of(l));
+                self.group_level.push(level);
+                self.group_live.push(live);
+                self.group_impostor.push(impostor);
+                self.group_rate.push(rate);
+            };
+            for l in 0..lods {
+                group(l, false, false, policy.rate_of(l));
+            }
+            if policy.impostor_distance > 0.0 && self.impostors.get(c) == Some(&true) {
+                group(lods - 1, false, true, policy.rate_of(lods));
             }
             if policy.live_max > 0 {
-                self.group_char.push(c as u32);
-                self.group_level.push(0);
-                self.group_live.push(true);
-                self.group_rate.push(1);
+                group(0, true, false, 1);
             }
         }
         self.group_rate.push(policy.offscreen());
@@ -203,10 +225,20 @@ impl Schedule {
         }
     }
 
+    /// The impostor group of `character`, where the policy has the tier and the character
+    /// impostors.
+    #[inline]
+    pub fn impostor_group(&self, character: u32) -> Option<u32> {
+        let g = self.character_groups(character).end;
+        self.group_impostor.get(g as usize).filter(|&&i| i)?;
+        (self.group_char.get(g as usize) == Some(&character)).then_some(g)
+    }
+
     /// The live group of `character`, where the policy has a live tier.
     #[inline]
     pub fn live_group(&self, character: u32) -> Option<u32> {
-        let g = self.character_groups(character).end;
+        let end = self.character_groups(character).end;
+        let g = end + u32::from(self.impostor_group(character).is_some());
         self.group_live.get(g as usize).filter(|&&live| live)?;
         (self.group_char.get(g as usize) == Some(&character)).then_some(g)
     }
@@ -426,6 +458,7 @@ impl Schedule {
                     level: self.group_level[g as usize],
                     slots,
                     live: self.group_live[g as usize],
+                    impostor: self.group_impostor[g as usize],
                 });
             }
         }
@@ -489,232 +522,4 @@ impl Schedule {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::crowd::plaza::rng::Rng;
-    use crate::crowd::testing::whole;
-
-    fn balanced() -> LodPolicy {
-        LodPolicy {
-            distances: vec![20.0, 45.0],
-            rates: vec![1, 2, 4],
-            offscreen_rate: 8,
-            culling: true,
-            live_max: 0,
-            live_distance: 0.0,
-        }
-    }
-
-    /// Every invariant of a schedule; `payload` is what the swap callback moved along.
-    fn check(s: &Schedule, payload: &[u32]) {
-        let n = s.len();
-        assert_eq!(s.agent_slot().len(), n);
-        for (slot, &a) in s.slot_agent().iter().enumerate() {
-            assert_eq!(
-                s.agent_slot()[a as usize],
-                slot as u32,
-                "inverse permutation"
-            );
-            assert_eq!(
-                payload[slot], a,
-                "the swaps reported moved the payload along"
-            );
-        }
-        let bs = s.bucket_start();
-        assert_eq!((bs[0], *bs.last().unwrap()), (0, n as u32));
-        assert!(bs.windows(2).all(|w| w[0] <= w[1]));
-        for a in 0..n as u32 {
-            let b = s.agent_bucket()[a as usize] as usize;
-            let slot = s.agent_slot()[a as usize];
-            assert!(
-                (bs[b]..bs[b + 1]).contains(&slot),
-                "agent {a} in bucket {b}"
-            );
-        }
-        for g in 0..s.groups() {
-            let sizes: Vec<u32> = s
-                .group_buckets(g)
-                .map(|b| bs[b as usize + 1] - bs[b as usize])
-                .collect();
-            let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
-            assert!(max - min <= 1, "group {g} unbalanced: {sizes:?}");
-        }
-        let mut last = 0;
-        for d in s.draws() {
-            let g = s.group_of(d.character, d.level);
-            assert_eq!(d.slots, s.group_slots(g));
-            assert!(!d.slots.is_empty() && d.slots.start >= last);
-            last = d.slots.end;
-        }
-    }
-
-    #[test]
-    fn rebuild_places_agents_in_balanced_groups() {
-        let mut s = Schedule::new();
-        let mut rng = Rng::new(1);
-        let groups: Vec<u32> = (0..1000).map(|_| rng.below(8)).collect();
-        s.rebuild(&[3, 2], &balanced(), &groups);
-        // Character 0: 3 levels, character 1: 2, then culled.
-        assert_eq!(s.groups(), 6);
-        assert_eq!(
-            (0..6).map(|g| s.group_rate(g)).collect::<Vec<_>>(),
-            [1, 2, 4, 1, 2, 8]
-        );
-        assert_eq!(
-            s.group_of(1, 5),
-            4,
-            "levels past a character's last clamp to it"
-        );
-        let payload = s.slot_agent().to_vec();
-        check(&s, &payload);
-        for a in 0..1000 {
-            assert_eq!(s.group_of_agent(a), groups[a as usize].min(5));
-        }
-        assert_eq!(s.dirty(), whole(1000));
-    }
-
-    #[test]
-    fn random_moves_keep_every_invariant_and_mark_what_changed() {
-        let mut rng = Rng::new(2);
-        let policy = balanced();
-        for round in 0..20 {
-            let n = 1 + rng.below(600);
-            let groups: Vec<u32> = (0..n).map(|_| rng.below(5)).collect();
-            let mut s = Schedule::new();
-            s.rebuild(&[3, 1], &policy, &groups);
-            s.clear_dirty();
-            s.refresh();
-            let mut payload = s.slot_agent().to_vec();
-            let before = payload.clone();
-            let buckets = s.group_buckets(s.culled_group()).end;
-            let moves = rng.below(200);
-            for k in 0..moves {
-                let a = rng.below(n);
-                let frame = u64::from(rng.below(100));
-                let mut swap = |x: u32, y: u32| payload.swap(x as usize, y as usize);
-                if k % 2 == 0 {
-                    s.move_to_bucket(a, rng.below(buckets), &mut swap);
-                } else {
-                    s.move_to_group(a, rng.below(s.groups()), frame, &mut swap);
-                }
-            }
-            s.rebalance(&mut |x, y| payload.swap(x as usize, y as usize));
-            s.refresh();
-            check(&s, &payload);
-            let dirty = s.dirty();
-            assert!(dirty.windows(2).all(|w| w[1].start >= w[0].end + DIRTY_GAP));
-            for slot in 0..n {
-                if payload[slot as usize] != before[slot as usize] {
-                    assert!(
-                        dirty.iter().any(|r| r.contains(&slot)),
-                        "round {round}: slot {slot} changed but is not dirty: {dirty:?}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn moving_costs_one_swap_per_bucket_crossed() {
-        let mut s = Schedule::new();
-        s.rebuild(&[3], &balanced(), &[0, 1, 1, 2, 2, 2, 2, 3, 3]);
-        let mut swaps = 0;
-        let a = s.slot_agent()[0];
-        s.move_to_bucket(a, 10, &mut |_, _| swaps += 1);
-        // From bucket 0 to bucket 10, some swaps are with itself (the last of a bucket).
-        assert!(swaps <= 10, "{swaps} swaps");
-        assert_eq!(s.agent_bucket()[a as usize], 10);
-        s.refresh();
-        let bs = s.bucket_start();
-        assert!((bs[10]..bs[11]).contains(&s.agent_slot()[a as usize]));
-    }
-
-    #[test]
-    fn entering_takes_the_emptiest_phase_due_soonest() {
-        let mut s = Schedule::new();
-        // Group 2 (LOD 2, rate 4) gets 4 agents: one per phase.
-        s.rebuild(&[3], &balanced(), &[2, 2, 2, 2, 0]);
-        let g = s.group_of(0, 2);
-        let first = s.group_buckets(g).start;
-        // All phases hold one: ties go to the one due soonest.
-        assert_eq!(s.entry_bucket(g, 6), first + 2);
-        s.move_to_group(4, g, 6, &mut |_, _| {});
-        assert_eq!(s.agent_bucket()[4], first + 2);
-        // Now phase 2 holds two: the next due after it, phase 3.
-        assert_eq!(s.entry_bucket(g, 6), first + 3);
-    }
-
-    /// The core promise: with a static population, an agent at rate k is due exactly once in
-    /// every k consecutive frames, and each group updates the same number of agents every
-    /// frame, give or take one.
-    #[test]
-    fn static_population_is_due_once_per_window_and_evenly() {
-        let mut rng = Rng::new(3);
-        let policy = balanced();
-        let n = 997;
-        let groups: Vec<u32> = (0..n).map(|_| rng.below(4)).collect();
-        let mut s = Schedule::new();
-        s.rebuild(&[3], &policy, &groups);
-        // Scramble with moves, then rebalance, as a running crowd would.
-        for k in 0..300 {
-            let a = rng.below(n);
-            s.move_to_group(a, rng.below(s.groups()), k, &mut |_, _| {});
-        }
-        s.rebalance(&mut |_, _| {});
-        s.refresh();
-        let frames = 64u64;
-        let mut due_at: Vec<Vec<u64>> = vec![Vec::new(); n as usize];
-        let mut per_group: Vec<Vec<u32>> = vec![Vec::new(); s.groups() as usize];
-        for f in 0..frames {
-            let mut count = vec![0u32; s.groups() as usize];
-            for r in s.due(f) {
-                let g = s.group_of_agent(s.slot_agent()[r.start as usize]);
-                for slot in r {
-                    let a = s.slot_agent()[slot as usize];
-                    assert_eq!(s.group_of_agent(a), g, "a due run stays in one group");
-                    due_at[a as usize].push(f);
-                    count[g as usize] += 1;
-                }
-            }
-            for g in 0..s.groups() as usize {
-                per_group[g].push(count[g]);
-            }
-        }
-        for a in 0..n {
-            let k = u64::from(s.group_rate(s.group_of_agent(a)));
-            let frames_due = &due_at[a as usize];
-            for w in 0..=frames - k {
-                let inside = frames_due.iter().filter(|&&f| f >= w && f < w + k).count();
-                assert_eq!(
-                    inside,
-                    1,
-                    "agent {a} (rate {k}) due {inside} times in frames {w}..{}",
-                    w + k
-                );
-            }
-        }
-        for (g, counts) in per_group.iter().enumerate() {
-            let (min, max) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
-            assert!(max - min <= 1, "group {g}: due per frame {min}..{max}");
-        }
-    }
-
-    #[test]
-    fn dirty_runs_merge_across_small_gaps() {
-        let mut s = Schedule::new();
-        s.rebuild(&[1], &LodPolicy::default(), &vec![0; 300]);
-        s.clear_dirty();
-        s.mark_dirty(3..5);
-        s.mark_dirty(10..12);
-        s.mark_dirty(40..41);
-        s.mark_dirty(56..130);
-        s.mark_dirty(146..150);
-        s.mark_dirty(299..300);
-        s.refresh();
-        // Gaps of 5 and 15 clean slots merge; 16 and more do not.
-        assert_eq!(s.dirty(), [3..12, 40..130, 146..150, 299..300]);
-        s.clear_dirty();
-        s.refresh();
-        assert!(s.dirty().is_empty());
-    }
-}
+mod tests;
