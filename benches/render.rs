@@ -82,6 +82,7 @@ fn main() {
             agents: &agents,
             view_proj,
             lod,
+            impostor: false,
         };
         let mut time = |path: SkinningPath| {
             let mut t = Vec::new();

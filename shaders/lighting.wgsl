@@ -54,13 +54,19 @@ fn sun_visibility(world: vec3<f32>) -> f32 {
 // factor of its base colour: hemisphere ambient (the sky's above, the ground's below,
 // blended by the normal's height) and the sun's Lambert term where it is not shadowed.
 fn lit(n: vec3<f32>, world: vec3<f32>) -> vec3<f32> {
+    return lit_with(n, sun_visibility(world));
+}
+
+// `lit` with the sun's visibility given (0 to 1): an impostor looks it up once per agent, as
+// its flat quad would shadow itself.
+fn lit_with(n: vec3<f32>, visibility: f32) -> vec3<f32> {
     var unit = n;
     let len = length(n);
     if (len > 0.0) {
         unit = n / len;
     }
     let ambient = mix(camera.ground_ambient.xyz, camera.sky_ambient.xyz, unit.y * 0.5 + 0.5);
-    let diffuse = max(dot(unit, camera.sun.xyz), 0.0) * sun_visibility(world);
+    let diffuse = max(dot(unit, camera.sun.xyz), 0.0) * visibility;
     return ambient + camera.sun.w * diffuse;
 }
 

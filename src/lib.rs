@@ -195,6 +195,7 @@ pub mod render;
 #[doc(hidden)]
 pub mod internal {
     pub use crate::bench::Report;
+    pub use crate::bench::quality::delta_e_where;
     pub use crate::bench::run::camera as bench_camera;
 
     /// Runs the `throng` command line on the process's arguments; the error it ended with,

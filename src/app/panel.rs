@@ -7,7 +7,7 @@
 use egui::{Color32, RichText};
 
 use super::scene::{Graphics, MAX_AGENTS, Picture, Scene, SkinningChoice};
-use crate::crowd::{LIVE_COLOUR, LOD_COLOURS, stats_level_name};
+use crate::crowd::{IMPOSTOR_COLOUR, LIVE_COLOUR, LOD_COLOURS, stats_level_name};
 use crate::render::BackendChoice;
 use crate::render::{Shadows, shadows_choice};
 
@@ -118,6 +118,15 @@ fn statistics(ui: &mut egui::Ui, scene: &Scene, graphics: &Graphics) {
             ui.label(n.to_string());
             ui.end_row();
         }
+        let c = IMPOSTOR_COLOUR;
+        let why = graphics.renderer.impostors_unavailable();
+        ui.label(RichText::new("impostors").color(Color32::from_rgb(c[0], c[1], c[2])))
+            .on_hover_text(match why {
+                None => "agents drawn as animated impostors (white in LOD colours)".to_string(),
+                Some(why) => format!("drawn with the last mesh level: {why}"),
+            });
+        ui.label(u.impostors.to_string());
+        ui.end_row();
         let c = LIVE_COLOUR;
         ui.label(RichText::new("live (in LOD 0)").color(Color32::from_rgb(c[0], c[1], c[2])))
             .on_hover_text("agents the hybrid path posed live this frame (violet in LOD colours)");

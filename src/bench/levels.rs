@@ -74,6 +74,7 @@ pub fn measure(
             agents,
             view_proj,
             lod,
+            impostor: false,
         };
         stage.draw_scene(gpu, renderer, file, target, &scene, SkinningPath::Gpu)?;
         Ok(target.read(gpu)?)

@@ -302,6 +302,7 @@ fn headless(options: &DemoOptions, why: &str) -> Result<()> {
             .iter()
             .enumerate()
             .map(|(l, n)| format!("{}: {n}", stats_level_name(l)))
+            .chain(std::iter::once(format!("impostors: {}", u.impostors)))
             .collect::<Vec<_>>()
             .join(", "),
         u.due,

@@ -189,6 +189,7 @@ pub(super) fn run(args: &Args) -> Result<()> {
         agents: &agents,
         view_proj,
         lod: args.lod,
+        impostor: false,
     };
     let stats = stage.draw_scene(&gpu, &mut renderer, &file, &target, &shot, path)?;
     let image = target.read(&gpu)?;

@@ -11,6 +11,7 @@
 use super::device::{Gpu, TexelLayout};
 use super::draw::attachment::Attachment;
 use super::draw::cpu_path::CpuPath;
+use super::draw::impostors::Impostors;
 use super::draw::live::LiveTexels;
 use super::draw::meshes::Meshes;
 use super::draw::motion::Motion;
@@ -24,7 +25,9 @@ use super::path::SkinningPath;
 use crate::crowd::DrawRange;
 use crate::format::ThrongFile;
 
-pub use super::draw::pipelines::{CROWD_WGSL, GROUND_WGSL, LIGHTING_WGSL, SKINNING_WGSL};
+pub use super::draw::pipelines::{
+    CROWD_WGSL, GROUND_WGSL, IMPOSTOR_WGSL, INSTANCE_WGSL, LIGHTING_WGSL, SKINNING_WGSL,
+};
 pub use super::frame::{CrowdFrame, FrameStats};
 
 /// A bake on the GPU with the pipelines that draw it into passes of one [`PassFormat`].
@@ -56,6 +59,12 @@ pub struct CrowdRenderer {
     /// (made by `prepare`, kept so that frames allocate nothing once warm).
     map_draws: Vec<DrawRange>,
     blob_draws: Vec<DrawRange>,
+    /// This frame's draw ranges drawn with meshes, and those drawn as impostors (made by
+    /// `prepare`).
+    mesh_draws: Vec<DrawRange>,
+    impostor_draws: Vec<DrawRange>,
+    /// The impostor tier's atlases and pipeline.
+    impostors: Impostors,
     /// The live path's matrices (made on first use, grown as needed).
     live: Option<LiveTexels>,
     /// The previous frame's camera and records, for motion vectors.
@@ -113,6 +122,14 @@ impl CrowdRenderer {
                 options.format
             )));
         }
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let impostors = Impostors::new(gpu, file, &layouts, &options.format);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(RenderError::Gpu(format!(
+                "uploading the impostors for {:?}: {e}",
+                options.format
+            )));
+        }
         let tallest = file
             .characters()
             .iter()
@@ -126,6 +143,9 @@ impl CrowdRenderer {
             tallest,
             map_draws: Vec::new(),
             blob_draws: Vec::new(),
+            mesh_draws: Vec::new(),
+            impostor_draws: Vec::new(),
+            impostors,
             texel_layout: layouts.texel,
             camera_layout: layouts.camera,
             shadow_layout: layouts.shadow,
@@ -201,9 +221,16 @@ impl CrowdRenderer {
         self.cpu.capacity()
     }
 
-    /// LOD levels of the bake.
+    /// LOD levels of the bake (mesh levels: the impostor tier is not counted).
     pub fn levels(&self) -> u32 {
         self.meshes.levels
+    }
+
+    /// Why agents in the impostor tier ([`DrawRange::impostor`]) are drawn with their
+    /// character's last mesh level instead, if they are: the bake has no impostors (format
+    /// 1.4), or a character's atlas does not fit the device's texture limits (named).
+    pub fn impostors_unavailable(&self) -> Option<&str> {
+        self.impostors.unavailable()
     }
 
     /// Forgets earlier frames: what they uploaded to the CPU path's cache, so that the next
@@ -241,6 +268,14 @@ impl CrowdRenderer {
             ..Default::default()
         };
         self.split_shadow_draws(frame);
+        self.mesh_draws.clear();
+        self.impostor_draws.clear();
+        for d in frame.draws {
+            match self.impostors.draws(d) {
+                true => self.impostor_draws.push(d.clone()),
+                false => self.mesh_draws.push(d.clone()),
+            }
+        }
         let shadow = match self.casters_box(frame) {
             // Casters up to half again the tallest character (scaled agents, raised arms)
             // above the highest ground one stands on.
@@ -273,7 +308,13 @@ impl CrowdRenderer {
         }
         stats.upload_seconds += start.elapsed().as_secs_f64();
         if path.skins_on_cpu() {
-            self.cpu.skin(gpu, file, &self.meshes, frame, &mut stats)?;
+            // Impostors need no skinning.
+            let meshes = CrowdFrame {
+                draws: &self.mesh_draws,
+                ..*frame
+            };
+            self.cpu
+                .skin(gpu, file, &self.meshes, &meshes, &mut stats)?;
         } else {
             self.cpu.invalidate();
         }
@@ -289,7 +330,9 @@ impl CrowdRenderer {
             match self.shadows {
                 Shadows::Off => {}
                 Shadows::Blob => self.blob_draws.push(d.clone()),
-                Shadows::Map if d.level < MAP_LEVELS => self.map_draws.push(d.clone()),
+                Shadows::Map if d.level < MAP_LEVELS && !d.impostor => {
+                    self.map_draws.push(d.clone())
+                }
                 Shadows::Map => self.blob_draws.push(d.clone()),
             }
         }
@@ -420,13 +463,21 @@ impl CrowdRenderer {
             }
         }
         let p = &self.pipelines;
+        let meshes = CrowdFrame {
+            draws: &self.mesh_draws,
+            ..*frame
+        };
+        draws += self.draw_with(
+            pass,
+            &meshes,
+            path,
+            (&p.skinned, &p.unskinned_bind, &p.unskinned_world),
+        );
+        let previous = self.motion.buffer.as_ref().filter(|_| self.format.velocity);
         draws
-            + self.draw_with(
-                pass,
-                frame,
-                path,
-                (&p.skinned, &p.unskinned_bind, &p.unskinned_world),
-            )
+            + self
+                .impostors
+                .draw(pass, &self.impostor_draws, instances, previous)
     }
 
     /// Draws `frame`'s characters with `pipelines` (skinned, bind pose, CPU-skinned): the

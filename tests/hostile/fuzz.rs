@@ -219,6 +219,7 @@ fn draw(gpu: &Gpu, file: ThrongFile) {
                 agents: &agents,
                 view_proj,
                 lod,
+                impostor: false,
             };
             let _ = stage.draw_scene(gpu, &mut renderer, &file, &target, &scene, path);
         }

@@ -90,6 +90,7 @@ fn picture(gpu: &Gpu, file: ThrongFile, path: SkinningPath) -> image::RgbaImage 
         agents: &agents,
         view_proj: proj * view,
         lod: 0,
+        impostor: false,
     };
     stage
         .draw_scene(gpu, &mut renderer, &file, &target, &scene, path)

@@ -10,6 +10,7 @@ mod common;
 
 mod facing;
 mod hybrid;
+mod impostor;
 mod missing_images;
 mod render_cpu;
 mod render_fidelity;

@@ -46,6 +46,7 @@ fn render_motion(
         level: 0,
         slots: 0..count,
         live: false,
+        impostor: false,
     }];
     let slot_agent: Vec<u32> = (0..count).collect();
     let mut out = Vec::new();
@@ -418,6 +419,7 @@ fn draw_tinted(gpu: &Gpu, model: &Path, tint: [f32; 4]) -> [u8; 4] {
         agents: std::slice::from_ref(&placement),
         view_proj,
         lod: 0,
+        impostor: false,
     };
     stage
         .draw_scene(
@@ -552,6 +554,7 @@ fn ground_picture(
         agents: &[],
         view_proj,
         lod: 0,
+        impostor: false,
     };
     stage
         .draw_scene(gpu, &mut renderer, file, &target, &scene, SkinningPath::Gpu)

@@ -157,6 +157,7 @@ fn render_shadowed(
         agents: &agents,
         view_proj,
         lod: 0,
+        impostor: false,
     };
     let stats = stage
         .draw_scene(gpu, &mut renderer, &file, &target, &scene, path)

@@ -1,10 +1,12 @@
 //! Every WGSL file in shaders/ parses and validates with naga, as the modules the renderer
 //! builds from them (skinning.wgsl is prepended to the shaders that skin, lighting.wgsl to the
-//! lit ones). CPU only: no device.
+//! lit ones, instance.wgsl to the character ones). CPU only: no device.
 
 use std::path::Path;
 
-use throng::render::crowd::{CROWD_WGSL, GROUND_WGSL, LIGHTING_WGSL, SKINNING_WGSL};
+use throng::render::crowd::{
+    CROWD_WGSL, GROUND_WGSL, IMPOSTOR_WGSL, INSTANCE_WGSL, LIGHTING_WGSL, SKINNING_WGSL,
+};
 use throng::render::pictures::parity::PARITY_WGSL;
 use wgpu::naga;
 
@@ -18,7 +20,8 @@ fn validate(name: &str, source: &str) {
     .validate(&module)
     .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(source)));
     assert!(
-        !module.entry_points.is_empty() || name == "skinning.wgsl" || name == "lighting.wgsl",
+        !module.entry_points.is_empty()
+            || ["skinning.wgsl", "lighting.wgsl", "instance.wgsl"].contains(&name),
         "{name}: no entry points"
     );
 }
@@ -29,9 +32,19 @@ fn every_shader_validates() {
         ("skinning.wgsl", SKINNING_WGSL.to_string(), "skinning.wgsl"),
         ("lighting.wgsl", LIGHTING_WGSL.to_string(), "lighting.wgsl"),
         (
+            "instance.wgsl",
+            format!("{LIGHTING_WGSL}\n{INSTANCE_WGSL}"),
+            "instance.wgsl",
+        ),
+        (
             "crowd.wgsl",
-            format!("{SKINNING_WGSL}\n{LIGHTING_WGSL}\n{CROWD_WGSL}"),
+            format!("{SKINNING_WGSL}\n{LIGHTING_WGSL}\n{INSTANCE_WGSL}\n{CROWD_WGSL}"),
             "crowd.wgsl",
+        ),
+        (
+            "impostor.wgsl",
+            format!("{LIGHTING_WGSL}\n{INSTANCE_WGSL}\n{IMPOSTOR_WGSL}"),
+            "impostor.wgsl",
         ),
         (
             "parity.wgsl",

@@ -19,6 +19,7 @@
 pub mod attachment;
 pub(super) mod cpu_path;
 pub mod cpu_skin;
+pub mod impostors;
 pub mod influences;
 pub(super) mod live;
 pub(super) mod meshes;

@@ -18,8 +18,13 @@ use bytemuck::{Pod, Zeroable};
 pub const SKINNING_WGSL: &str = include_str!("../../../shaders/skinning.wgsl");
 /// The camera, the sun and its shadow map, shared by every lit shader.
 pub const LIGHTING_WGSL: &str = include_str!("../../../shaders/lighting.wgsl");
-/// The crowd shader (after [`SKINNING_WGSL`] and [`LIGHTING_WGSL`]).
+/// The crowd shader (after [`SKINNING_WGSL`], [`LIGHTING_WGSL`] and [`INSTANCE_WGSL`]).
 pub const CROWD_WGSL: &str = include_str!("../../../shaders/crowd.wgsl");
+/// The instance record and placing shared by character shaders (after [`LIGHTING_WGSL`],
+/// before [`CROWD_WGSL`] and [`IMPOSTOR_WGSL`]).
+pub const INSTANCE_WGSL: &str = include_str!("../../../shaders/instance.wgsl");
+/// The impostor shader (after [`LIGHTING_WGSL`] and [`INSTANCE_WGSL`]).
+pub const IMPOSTOR_WGSL: &str = include_str!("../../../shaders/impostor.wgsl");
 /// The ground shader (after [`LIGHTING_WGSL`]).
 pub const GROUND_WGSL: &str = include_str!("../../../shaders/ground.wgsl");
 
@@ -67,13 +72,13 @@ pub(in crate::render) const SKINNED_VERTEX_ATTRIBUTES: u32 =
     (vertex_attrs().len() + instance_attrs().len()) as u32;
 
 /// An instance record.
-const fn instance_attrs() -> [wgpu::VertexAttribute; 4] {
+pub(in crate::render) const fn instance_attrs() -> [wgpu::VertexAttribute; 4] {
     wgpu::vertex_attr_array![5 => Float32x4, 6 => Float32x4, 7 => Uint32x4, 8 => Unorm8x4]
 }
 
 /// The previous frame's instance record, for motion (`Previous` in shaders/crowd.wgsl): all
 /// but the tint.
-const fn previous_attrs() -> [wgpu::VertexAttribute; 3] {
+pub(in crate::render) const fn previous_attrs() -> [wgpu::VertexAttribute; 3] {
     wgpu::vertex_attr_array![9 => Float32x4, 10 => Float32x4, 11 => Uint32x4]
 }
 
@@ -187,12 +192,14 @@ impl Layouts {
                 },
             ],
         });
+        // Impostors look the sun up once per agent, in the vertex stage.
+        let lit = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
         let shadow = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("shadow map"),
             entries: &[
                 wgpu::BindGroupLayoutEntry {
                     binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    visibility: lit,
                     ty: wgpu::BindingType::Texture {
                         sample_type: wgpu::TextureSampleType::Depth,
                         view_dimension: wgpu::TextureViewDimension::D2,
@@ -202,7 +209,7 @@ impl Layouts {
                 },
                 wgpu::BindGroupLayoutEntry {
                     binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    visibility: lit,
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
                     count: None,
                 },
@@ -509,7 +516,8 @@ impl Pipelines {
         format: &PassFormat,
         used: [bool; MAX_INFLUENCES],
     ) -> Self {
-        let crowd_source = format!("{SKINNING_WGSL}\n{LIGHTING_WGSL}\n{CROWD_WGSL}");
+        let crowd_source =
+            format!("{SKINNING_WGSL}\n{LIGHTING_WGSL}\n{INSTANCE_WGSL}\n{CROWD_WGSL}");
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("crowd.wgsl"),
             source: wgpu::ShaderSource::Wgsl(Cow::Owned(crowd_source)),

@@ -30,6 +30,9 @@ pub struct SceneDraw<'a> {
     pub view_proj: glam::Mat4,
     /// LOD level, 0 = full detail (clamped to the bake's levels).
     pub lod: u32,
+    /// Whether every agent is in the impostor tier instead (drawn as impostors where the
+    /// renderer has its character's, else at its last mesh level).
+    pub impostor: bool,
 }
 
 /// The pass of throng's own pictures around a [`CrowdRenderer`]: sky, ground, pass timing.
@@ -237,6 +240,12 @@ fn scene_crowd(file: &Arc<ThrongFile>, scene: &SceneDraw) -> Result<Crowd, Crowd
         rates: vec![1; lod + 1],
         offscreen_rate: 1,
         culling: false,
+        // Squared, as the crowd compares it, this is 0: every agent is at or past it.
+        impostor_distance: if scene.impostor {
+            f32::MIN_POSITIVE
+        } else {
+            0.0
+        },
         ..LodPolicy::default()
     };
     let mut crowd = Crowd::new(file.clone(), &CrowdSettings::default(), policy)?;
