@@ -198,7 +198,7 @@ mod tests {
         }
         // Through `resolve`: a cell of 1 pixel with n of its samples covered.
         let srgb = Srgb::new();
-        for n in 0..=4usize {
+        for (n, &alpha) in want.iter().enumerate() {
             let mut s = Samples::new(1);
             for k in 0..n {
                 s.z[k] = 0.0;
@@ -207,7 +207,7 @@ mod tests {
             }
             let (mut c, mut nd, mut mask) = ([9u8; 4], [9u8; 4], [9u8; 1]);
             resolve(&s, &srgb, 1.0, &mut c, &mut nd, 1, (0, 0), &mut mask);
-            assert_eq!(c[3], want[n]);
+            assert_eq!(c[3], alpha);
             assert_eq!(nd[3], if n > 0 { 255 } else { 0 });
             assert_eq!(mask[0], u8::from(n > 0));
             if n > 0 {
