@@ -172,6 +172,7 @@ impl<'a> Assembly<'a> {
                 .collect(),
             warnings,
             quarter_turns: 0,
+            impostors: None,
         })
     }
 

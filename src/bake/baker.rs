@@ -480,6 +480,7 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
             })
             .collect(),
     };
+    draw_impostors(recipe, options, &mut b, &mut characters)?;
     let texels = b.texel_count();
     Ok(Baked {
         builder: b,
@@ -490,6 +491,35 @@ pub fn bake(recipe: &Recipe, options: &BakeOptions) -> Result<Baked, BakeError> 
             texels,
         },
     })
+}
+
+/// Format 1.4's impostors of the assembled bake `b`, drawn from a read-only view of its bytes
+/// (what the runtime draws: stored texels, the level's vertices, materials, images) into `b`,
+/// with each character's figures in `characters`. Nothing when the recipe turns them off.
+fn draw_impostors(
+    recipe: &Recipe,
+    options: &BakeOptions,
+    b: &mut Builder,
+    characters: &mut [super::report::CharacterReport],
+) -> Result<(), BakeError> {
+    if !recipe.impostors.enabled {
+        return Ok(());
+    }
+    let bytes = b.to_bytes()?;
+    let view = crate::format::ThrongFile::from_bytes(&bytes, "the bake being assembled")?;
+    let drawn = super::impostor::draw(
+        &view,
+        &recipe.impostors,
+        &|total| report(options, BakeProgress::Stage("impostors", total)),
+        &|n| report(options, BakeProgress::Advance(n)),
+    );
+    for (c, r) in characters.iter_mut().zip(drawn.reports) {
+        c.impostors = r;
+    }
+    b.impostors = drawn.records;
+    b.impostor_anims = drawn.anims;
+    b.impostor_pixels = drawn.pixels;
+    Ok(())
 }
 
 #[cfg(test)]

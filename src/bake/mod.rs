@@ -17,6 +17,8 @@
 //! - `lock`: those cycles baked again with their planted feet pinned at that speed;
 //! - `precision`: f32 or f16, by the measured f16 error and the budget;
 //! - `skeleton_lod`: the joints each far LOD level skins with, and its vertices rewritten onto them;
+//! - `impostor`: each character's animated impostor atlas, drawn on the CPU from the
+//!   assembled file ([`impostor::frame_count`], [`ImpostorReport`]);
 //! - `replay`: a bake's animations posed again as baked, at any time ([`Replay`]);
 //! - `assemble`: everything written into the file's builder;
 //! - `report`: what a bake made ([`BakeReport`]);
@@ -33,6 +35,7 @@ mod events;
 mod facing;
 pub mod frames;
 mod gait;
+pub mod impostor;
 mod inputs;
 mod load;
 mod lock;
@@ -63,9 +66,9 @@ pub use load::standing_height;
 pub use output::{OutputError, bake_if_stale, bake_to_file, check_output, up_to_date};
 pub use plan::{LOOP_CAP, LOOP_FRAMES, LOOP_TOLERANCE, SPREAD_FRAMES};
 pub use recipe::{
-    CharacterSpec, DefaultRule, Facing, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size,
-    Source,
+    CharacterSpec, DefaultRule, Facing, ImpostorSettings, KeyLines, PrecisionChoice, Rate, Recipe,
+    Selection, Size, Source,
 };
 pub use replay::Replay;
-pub use report::{AnimReport, BakeReport, CharacterReport, length};
+pub use report::{AnimReport, BakeReport, CharacterReport, ImpostorReport, length};
 pub use texels::{from_rows, lerp, rows, skinned_error, through_f16};

@@ -1,6 +1,7 @@
 //! What a bake reports about what it made: per character and animation, the counts, rates and
 //! measured errors `throng bake` prints and tests check.
 
+pub use super::impostor::ImpostorReport;
 use crate::format::TexelFormat;
 
 /// A length in metres as `throng bake` and `throng inspect` print it, in the unit that suits
@@ -143,6 +144,9 @@ pub struct CharacterReport {
     /// character so that it walks along +z, the crowd's forward (docs/BAKING.md, "Facing");
     /// its texels are those of the model turned so.
     pub quarter_turns: u8,
+    /// Its animated impostors (format 1.4; docs/BAKING.md, "Recipes", `[impostors]`): `None`
+    /// when the recipe turns them off or it has no meshes or animations.
+    pub impostors: Option<ImpostorReport>,
 }
 
 /// What a bake made.

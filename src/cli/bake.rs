@@ -9,7 +9,8 @@ use anyhow::Result;
 use super::baking::{bake_and_write, recipe_for};
 use crate::bake::recipe::AUTO_RATES;
 use crate::bake::{
-    BakeReport, DefaultSource, Recipe, check_output, default_recipe, length, up_to_date,
+    BakeReport, DefaultSource, ImpostorReport, Recipe, check_output, default_recipe, length,
+    up_to_date,
 };
 
 /// Arguments of `throng bake`.
@@ -47,6 +48,34 @@ pub struct Args {
 /// An error in metres with its fraction of the character's height.
 fn err(e: f32, height: f32) -> String {
     format!("{} ({:.3}%)", length(e), e / height * 100.0)
+}
+
+/// `n` with a comma between each group of three digits: `23,887,872`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// The summary's line on a character's impostors.
+fn impostors(r: Option<&ImpostorReport>) -> String {
+    match r {
+        None => "impostors: off".into(),
+        Some(r) => format!(
+            "impostors: {v}×{v} views, {} px cells, {} frames from LOD {}, {} bytes",
+            r.cell,
+            r.frames,
+            r.level,
+            grouped(r.bytes),
+            v = r.views
+        ),
+    }
 }
 
 /// The summary printed after a bake of `recipe`.
@@ -93,6 +122,7 @@ fn summary(report: &BakeReport, recipe: &Recipe, bytes: u64, seconds: f64) -> St
                     .join(", ")
             );
         }
+        s += &format!("  {}\n", impostors(c.impostors.as_ref()));
         if !c.feet.is_empty() {
             s += &format!("  feet: {}\n", c.feet.join(", "));
         }

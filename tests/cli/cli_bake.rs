@@ -47,6 +47,7 @@ fn bake_prints_a_summary_then_finds_the_file_up_to_date() {
         "interpolation error",
         "root motion",
         "skeleton LOD: LOD 1 skins ",
+        "  impostors: 9×9 views, 16 px cells, ",
     ] {
         assert!(out.contains(part), "missing {part:?} in:\n{out}");
     }

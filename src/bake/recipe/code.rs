@@ -12,8 +12,8 @@ use toml::Value;
 
 use super::{
     CharacterSpec, DEFAULT_FPS, DEFAULT_INTERPOLATION_BUDGET, DEFAULT_LODS,
-    DEFAULT_PRECISION_BUDGET, Facing, KeyLines, PrecisionChoice, Rate, Recipe, Selection, Size,
-    Source, file,
+    DEFAULT_PRECISION_BUDGET, Facing, ImpostorSettings, KeyLines, PrecisionChoice, Rate, Recipe,
+    Selection, Size, Source, file,
 };
 use crate::bake::error::{BakeError, RecipeAt};
 
@@ -46,6 +46,36 @@ fn path(p: &Path, what: &str) -> Result<Value, BakeError> {
     p.to_str()
         .map(|s| Value::String(s.into()))
         .ok_or_else(|| in_code(format!("{what} {}: the path is not UTF-8", p.display())))
+}
+
+/// The `[impostors]` table of `s`: its keys that differ from the defaults (empty when none
+/// do).
+fn impostor_table(s: &ImpostorSettings) -> String {
+    let d = ImpostorSettings::default();
+    let mut t = Keys::new();
+    if s.enabled != d.enabled {
+        t.push(("enabled".into(), Value::Boolean(s.enabled)));
+    }
+    for (key, value, default) in [
+        ("views", s.views, d.views),
+        ("cell", s.cell, d.cell),
+        ("min_frames", s.min_frames, d.min_frames),
+        ("max_frames", s.max_frames, d.max_frames),
+    ] {
+        if value != default {
+            t.push((key.into(), Value::Integer(i64::from(value))));
+        }
+    }
+    // `!=`, not a tolerance: any other value, NaN included, is written and checked.
+    if s.fps != d.fps {
+        t.push(("fps".into(), float(s.fps)));
+    }
+    let mut out = String::new();
+    if !t.is_empty() {
+        out.push_str("\n[impostors]\n");
+        write_keys(&mut out, &t);
+    }
+    out
 }
 
 /// A mistake in a recipe made in code.
@@ -205,6 +235,7 @@ impl Recipe {
             interpolation_budget: DEFAULT_INTERPOLATION_BUDGET,
             lods: DEFAULT_LODS.to_vec(),
             lod_max_error: crate::mesh::LodOptions::default().max_error,
+            impostors: ImpostorSettings::default(),
             characters,
             lines: KeyLines::default(),
             warnings: Vec::new(),
@@ -259,6 +290,7 @@ impl Recipe {
             "# {IN_CODE} (throng::bake::Recipe::checked): the recipe file it stands for.\n"
         );
         write_keys(&mut out, &t);
+        out.push_str(&impostor_table(&self.impostors));
         for c in &self.characters {
             out.push_str(&character_entry(c)?);
         }

@@ -48,6 +48,7 @@ struct RecipeFile {
     max_interpolation_error: Option<Spanned<Number>>,
     lods: Option<Spanned<Vec<Number>>>,
     lod_max_error: Option<Spanned<Number>>,
+    impostors: Option<Spanned<super::impostors::ImpostorsFile>>,
     #[serde(default)]
     characters: Vec<Spanned<CharacterFileSpec>>,
 }
@@ -571,6 +572,16 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Recipe, BakeError> {
             keys.insert(key.to_string(), t.line(span));
         }
     }
+    if let Some(i) = &spec.impostors {
+        keys.insert("impostors".to_string(), t.line(i.span()));
+        for (key, span) in i.get_ref().spans() {
+            keys.insert(key.to_string(), t.line(span));
+        }
+    }
+    let impostors = super::impostors::settings(
+        spec.impostors.as_ref().map(Spanned::get_ref),
+        &|span, what| t.bad(span, what),
+    )?;
     let mut recipe = Recipe {
         path: Some(path.to_path_buf()),
         text: text.to_string(),
@@ -590,6 +601,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Recipe, BakeError> {
         )?,
         lods,
         lod_max_error,
+        impostors,
         characters,
         lines: KeyLines {
             file: Some(t.file.clone()),

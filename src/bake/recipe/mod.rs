@@ -12,10 +12,15 @@
 
 mod code;
 mod file;
+mod impostors;
 #[cfg(test)]
 mod wrong_types;
 
 pub use code::IN_CODE;
+pub use impostors::{
+    DEFAULT_CELL, DEFAULT_IMPOSTOR_FPS, DEFAULT_MAX_FRAMES, DEFAULT_MIN_FRAMES, DEFAULT_VIEWS,
+    ImpostorSettings,
+};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -264,6 +269,8 @@ pub struct Recipe {
     pub lods: Vec<f32>,
     /// Largest simplification error, relative to a mesh's extent (see [`crate::mesh::simplify`]).
     pub lod_max_error: f32,
+    /// The animated impostor atlas (`[impostors]`; format 1.4).
+    pub impostors: ImpostorSettings,
     /// Characters, at least one.
     pub characters: Vec<CharacterSpec>,
     /// Where its top-level keys are.
