@@ -28,6 +28,9 @@ const PHASE: f32 = 0.37;
 /// and readback, decides the time.
 pub const TIMED_AGENTS: usize = 1000;
 
+/// The `lod` [`measure`]'s drawings take for the impostor tier.
+const IMPOSTOR: u32 = u32::MAX;
+
 /// Spacing of the timed block, metres for a character of the reference height (scaled by
 /// the character's size factor): close, so that the block (16 m deep for 1,000 mannequins)
 /// stays near the level's distance even where it starts at 20 m; the agents overlap on the
@@ -49,7 +52,8 @@ pub struct Tools<'a> {
 }
 
 /// Every mesh level (1 and up) of every character of `file` that a preset of `presets` (by
-/// name; `off` and presets without distances reach none) reaches, drawn at its starting
+/// name; `off` and presets without distances reach none) reaches, and its impostor tier where
+/// the preset has one and the bake the character's impostors, drawn at its starting
 /// distance against LOD 0 there ([`LevelQuality`]), in preset, character and level order.
 /// The agent stands alone on the ground, facing the camera at eye height, playing its first
 /// animation at [`PHASE`] of its length; shadows off.
@@ -69,12 +73,14 @@ pub fn measure(
         size,
     } = tools;
     renderer.set_shadows(Shadows::Off);
+    // `lod` past the character's mesh levels: the impostor tier.
     let mut draw = |agents: &[Placement], view_proj, lod| -> Result<image::RgbaImage, BenchError> {
+        let impostor = lod >= IMPOSTOR;
         let scene = SceneDraw {
             agents,
             view_proj,
-            lod,
-            impostor: false,
+            lod: if impostor { 0 } else { lod },
+            impostor,
         };
         stage.draw_scene(gpu, renderer, file, target, &scene, SkinningPath::Gpu)?;
         Ok(target.read(gpu)?)
@@ -86,10 +92,20 @@ pub fn measure(
             let Some(anim) = (c.anim_count > 0).then_some(c.first_anim) else {
                 continue;
             };
-            let triangles = |lod: u32| level_triangles(file, ci, lod);
+            let triangles = |lod: u32| match lod {
+                IMPOSTOR => 2,
+                lod => level_triangles(file, ci, lod),
+            };
             let levels = c.lod_count.min(policy.distances.len() as u32 + 1);
-            for level in 1..levels {
-                let distance = policy.distances[level as usize - 1] * size_factor(c.height);
+            // Each mesh level where it starts, then the impostor tier where it starts.
+            let mut tiers: Vec<(u32, f32)> = (1..levels)
+                .map(|level| (level, policy.distances[level as usize - 1]))
+                .collect();
+            if policy.impostor_distance > 0.0 && file.impostor(ci).is_some() {
+                tiers.push((IMPOSTOR, policy.impostor_distance));
+            }
+            for (level, start) in tiers {
+                let distance = start * size_factor(c.height);
                 let height = c.height;
                 let eye = glam::Vec3::new(0.0, 0.6 * height, distance);
                 let view_proj = glam::camera::rh::proj::directx::perspective(
@@ -138,7 +154,8 @@ pub fn measure(
                 out.push(LevelQuality {
                     lod: name.clone(),
                     character: file.str(c.name).to_string(),
-                    level,
+                    impostor: level == IMPOSTOR,
+                    level: level.min(c.lod_count),
                     distance,
                     triangles: triangles(level),
                     full_triangles: triangles(0),
@@ -210,7 +227,11 @@ pub fn table(levels: &[LevelQuality]) -> String {
             "  {:<12} {:<16} {:>5} {:>8.1} m {:>7} of {:<6} {:>7} {:>8.2} {:>8.2} {:>9.0} vs {:<9.0}",
             l.lod,
             l.character,
-            l.level,
+            if l.impostor {
+                "imp".to_string()
+            } else {
+                l.level.to_string()
+            },
             l.distance,
             l.triangles,
             l.full_triangles,
@@ -236,6 +257,7 @@ mod tests {
             lod: "balanced".into(),
             character: "mannequin".into(),
             level: 2,
+            impostor: false,
             distance: 45.0,
             triangles: 1064,
             full_triangles: 5320,
@@ -248,7 +270,7 @@ mod tests {
             level_ms: 212.0,
             full_ms: 1040.0,
         };
-        let t = table(&[level]);
+        let t = table(std::slice::from_ref(&level));
         let line = t.lines().last().unwrap();
         for part in [
             "balanced",
@@ -262,5 +284,12 @@ mod tests {
         ] {
             assert!(line.contains(part), "{part:?} in {line:?}");
         }
+        let imp = table(&[LevelQuality {
+            impostor: true,
+            level: 5,
+            triangles: 2,
+            ..level
+        }]);
+        assert!(imp.lines().last().unwrap().contains(" imp "), "{imp}");
     }
 }

@@ -233,8 +233,11 @@ pub struct LevelQuality {
     pub lod: String,
     /// The character's name.
     pub character: String,
-    /// The mesh level (1 or more).
+    /// The mesh level (1 or more); for the impostor tier, the character's mesh levels.
     pub level: u32,
+    /// Whether this is the impostor tier rather than a mesh level.
+    #[serde(default)]
+    pub impostor: bool,
     /// Where the preset starts it for this character, metres from the camera (the preset's
     /// distance times the character's size factor).
     pub distance: f32,

@@ -44,10 +44,24 @@ pub struct ImpostorLayout {
     pub per_row: u32,
     /// Frames per layer.
     pub per_layer: u32,
-    /// A layer's width and height, pixels.
+    /// A layer's width and height, pixels (see [`ImpostorLayout::allocated`]).
     pub size: (u32, u32),
     /// Layers.
     pub layers: u32,
+}
+
+impl ImpostorLayout {
+    /// The texture to allocate, width, height and layers: `size` and `layers`, with at least
+    /// two layers and, where that would make square layers in a multiple of six, one more
+    /// row. wgpu's GL backend picks a texture's kind when it is made: one layer makes a plain
+    /// 2D texture and square layers in a multiple of six a cube array, and a
+    /// `texture_2d_array` binding reads either as zeros (black, opaque).
+    pub fn allocated(&self) -> (u32, u32, u32) {
+        let layers = self.layers.max(2);
+        let (w, h) = self.size;
+        let h = if w == h && layers % 6 == 0 { h + 1 } else { h };
+        (w, h, layers)
+    }
 }
 
 impl ImpostorLayout {
@@ -338,13 +352,14 @@ fn upload(
     sampler: &wgpu::Sampler,
 ) -> CharacterAtlas {
     let device = &gpu.device;
+    let (width, height, layers) = l.allocated();
     let array = |label, format| {
         device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
             size: wgpu::Extent3d {
-                width: l.size.0,
-                height: l.size.1,
-                depth_or_array_layers: l.layers,
+                width,
+                height,
+                depth_or_array_layers: layers,
             },
             mip_level_count: 1,
             sample_count: 1,
@@ -391,17 +406,17 @@ fn upload(
     }
     let (table, first) = frame_table(file, c);
     let max = device.limits().max_texture_dimension_2d;
-    let width = (table.len() as u32).clamp(1, max);
-    let rows = (table.len() as u32).div_ceil(width).max(1);
+    let table_width = (table.len() as u32).clamp(1, max);
+    let rows = (table.len() as u32).div_ceil(table_width).max(1);
     let mut texels = table;
-    texels.resize((width * rows) as usize, [0; 4]);
+    texels.resize((table_width * rows) as usize, [0; 4]);
     let table_texture = wgpu::util::DeviceExt::create_texture_with_data(
         device,
         &gpu.queue,
         &wgpu::TextureDescriptor {
             label: Some("impostor frame table"),
             size: wgpu::Extent3d {
-                width,
+                width: table_width,
                 height: rows,
                 depth_or_array_layers: 1,
             },
@@ -426,10 +441,10 @@ fn upload(
         table: [
             first,
             file.characters()[c].joint_count.max(1),
-            width,
+            table_width,
             l.side,
         ],
-        layer: [1.0 / l.size.0 as f32, 1.0 / l.size.1 as f32, 0.0, 0.0],
+        layer: [1.0 / width as f32, 1.0 / height as f32, 0.0, 0.0],
     };
     let buffer = wgpu::util::DeviceExt::create_buffer_init(
         device,
@@ -485,6 +500,10 @@ mod tests {
         // The default bake's 144 frames of 9 × 16 px: a layer each on GL (256 layers) too.
         let gl = ImpostorLayout::choose(144, 144, 2048, 256).unwrap();
         assert_eq!((gl.per_layer, gl.layers, gl.size), (1, 144, (144, 144)));
+        // 144 square layers would be a cube array on GL: one more row.
+        assert_eq!(gl.allocated(), (144, 145, 144));
+        let one = ImpostorLayout::choose(1, 144, 2048, 256).unwrap();
+        assert_eq!(one.allocated(), (144, 144, 2));
         // 600 frames on GL: 3 per layer, in rows of 2 (a 288 × 288 layer), 200 layers.
         let packed = ImpostorLayout::choose(600, 144, 2048, 256).unwrap();
         assert_eq!(
