@@ -53,8 +53,14 @@ pub fn render_headless(
     graphics.bind_velocity(target.velocity());
     let aspect = w as f32 / h as f32;
     let frames = options.frames.unwrap_or(DEFAULT_FRAMES).max(1);
+    // The fly's step a frame, level along where the camera looks.
+    let (sy, cy) = scene.camera.yaw.sin_cos();
+    let step = -glam::Vec3::new(sy, 0.0, cy) * (options.fly / (frames - 1).max(1) as f32);
     for done in 1..=frames {
         let started = Instant::now();
+        if done > 1 {
+            scene.camera.target += step;
+        }
         graphics.choose_path(&scene);
         scene.update(1.0 / 30.0, aspect)?;
         let mut encoder =
@@ -68,6 +74,12 @@ pub fn render_headless(
         graphics.show_picture(&mut encoder, target.output());
         graphics.stage.submit(&graphics.gpu, encoder, &mut stats)?;
         scene.finish_frame(stats);
+        if let Some(dir) = &options.record {
+            save_png(
+                &target.read(&graphics.gpu)?,
+                &dir.join(format!("frame-{done:04}.png")),
+            )?;
+        }
         progress(done, frames, started.elapsed().as_secs_f64());
     }
     save_png(&target.read(&graphics.gpu)?, out)?;

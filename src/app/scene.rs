@@ -99,6 +99,11 @@ pub struct DemoOptions {
     /// Start the camera looking at this point (metres) from the south, this far away
     /// (metres); `None`: over the plaza ([`OrbitCamera::overlooking`]).
     pub look_at: Option<(glam::Vec3, f32)>,
+    /// Headless: metres the camera flies forward (towards where it looks, level; negative:
+    /// back) over the run's frames, at an even speed.
+    pub fly: f32,
+    /// Headless: a folder to save every frame into (`frame-0001.png`, ...).
+    pub record: Option<PathBuf>,
 }
 
 /// The most agents the panel offers, and the most `throng demo --count` and

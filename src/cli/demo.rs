@@ -109,6 +109,20 @@ pub struct Args {
     /// With --look-at: the camera's distance from that point, metres.
     #[arg(long, value_name = "M", default_value_t = 8.0, requires = "look_at")]
     distance: f32,
+    /// Headless (implies --headless): fly the camera this many metres forward (towards where it looks,
+    /// level; negative: back) over the --frames, at an even speed. With --record, a camera
+    /// move to look at frame by frame (e.g. agents changing LOD level or tier).
+    #[arg(
+        long,
+        value_name = "M",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    fly: f32,
+    /// Headless (implies --headless): save every frame into this folder as frame-0001.png, ... (made
+    /// if missing), besides the last one's --screenshot.
+    #[arg(long, value_name = "DIR")]
+    record: Option<PathBuf>,
 }
 
 /// A `--look-at` point: three finite numbers.
@@ -160,6 +174,8 @@ impl Default for Args {
             head_look: false,
             look_at: None,
             distance: 8.0,
+            fly: 0.0,
+            record: None,
         }
     }
 }
@@ -174,6 +190,14 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
         anyhow::bail!("--screenshot needs --frames N (the frame to save) when a window opens");
     }
     check_count("--count", args.count)?;
+    if !args.fly.is_finite() {
+        anyhow::bail!("--fly {}: give a finite number of metres", args.fly);
+    }
+    if let Some(dir) = &args.record {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            anyhow::anyhow!("--record {}: cannot make the folder: {e}", dir.display())
+        })?;
+    }
     // Before the bake and the window: a picture that cannot be saved fails now, not after.
     if let Some(p) = &args.screenshot {
         check_target(p, true)?;
@@ -226,11 +250,15 @@ pub(super) fn run(args: &Args, external: crate::import::ExternalFiles) -> Result
         lod_colours: args.lod_colours,
         head_look: args.head_look,
         look_at: args.look_at.map(|p| (p, args.distance)),
+        fly: args.fly,
+        record: args.record.clone(),
     };
     // No context added: the scene's errors name the bake (or the setting) themselves.
     let scene = Scene::new(&options)?;
     let reason = if args.headless {
         "--headless was given".to_string()
+    } else if args.fly != 0.0 || args.record.is_some() {
+        "--fly and --record draw headless".to_string()
     } else if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none()
     {
         "neither DISPLAY nor WAYLAND_DISPLAY is set".to_string()

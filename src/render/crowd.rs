@@ -475,9 +475,12 @@ impl CrowdRenderer {
         );
         let previous = self.motion.buffer.as_ref().filter(|_| self.format.velocity);
         draws
-            + self
-                .impostors
-                .draw(pass, &self.impostor_draws, instances, previous)
+            + self.impostors.draw(
+                pass,
+                &self.impostor_draws,
+                (instances, previous),
+                &self.texels.group,
+            )
     }
 
     /// Draws `frame`'s characters with `pipelines` (skinned, bind pose, CPU-skinned): the

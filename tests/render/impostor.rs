@@ -229,3 +229,91 @@ fn an_impostor_matches_the_mesh_it_stands_in_for() {
         );
     }
 }
+
+/// A crowd frame with agents in mesh levels and in the impostor tier draws both, on every
+/// path: the impostors come after the meshes in the pass (a pipeline switch from the
+/// skinned ones once lost every impostor draw), and the CPU path skins only the meshes.
+#[test]
+fn impostors_draw_after_meshes_in_one_crowd() {
+    use throng::crowd::{Crowd, CrowdSettings, LodPolicy, Spawn, View};
+    let file = Arc::new(ThrongFile::open(mannequin_bake()).unwrap());
+    let policy = LodPolicy {
+        distances: vec![20.0],
+        rates: vec![1],
+        impostor_distance: 60.0,
+        ..LodPolicy::default()
+    };
+    let mut crowd = Crowd::new(file.clone(), &CrowdSettings::default(), policy).unwrap();
+    // A row of near agents (LOD 0 and 1) and a row far away (impostors), side by side.
+    let spawns: Vec<(Spawn, ())> = (0..8)
+        .map(|i| {
+            let z = if i < 4 {
+                -10.0 - 4.0 * i as f32
+            } else {
+                -70.0 - 2.0 * i as f32
+            };
+            (
+                Spawn::new(0, 1, glam::Vec3::new(3.0 * (i % 4) as f32 - 4.5, 0.0, z)),
+                (),
+            )
+        })
+        .collect();
+    crowd.spawn_many(&spawns).unwrap();
+    let eye = glam::Vec3::new(0.0, 1.6, 0.0);
+    let view_proj = glam::camera::rh::proj::directx::perspective(
+        30f32.to_radians(),
+        SIZE.0 as f32 / SIZE.1 as f32,
+        0.1,
+        300.0,
+    ) * glam::camera::rh::view::look_at_mat4(
+        eye,
+        glam::Vec3::new(0.0, 1.0, -60.0),
+        glam::Vec3::Y,
+    );
+    let stats = crowd.update(0.0, &View { view_proj, eye });
+    assert_eq!(stats.impostors, 4, "{stats:?}");
+    for choice in [BackendChoice::Vulkan, BackendChoice::Gl] {
+        let Some(gpu) = device(choice) else { continue };
+        for path in [SkinningPath::Gpu, SkinningPath::Cpu] {
+            let mut renderer = CrowdRenderer::new(&gpu, &file, PassFormat::offscreen(1)).unwrap();
+            renderer.set_shadows(Shadows::Off);
+            let stage = Stage::new(&gpu, &renderer).unwrap();
+            let target = Target::new(&gpu, SIZE.0, SIZE.1, 1);
+            let frame = throng::render::CrowdFrame::of(&crowd);
+            let mut draw = |frame: &throng::render::CrowdFrame| {
+                renderer.invalidate();
+                stage
+                    .render(
+                        &gpu,
+                        &mut renderer,
+                        &file,
+                        &target.views(),
+                        frame,
+                        view_proj,
+                        path,
+                    )
+                    .unwrap();
+                target.read(&gpu).unwrap()
+            };
+            let empty = draw(&throng::render::CrowdFrame {
+                draws: &[],
+                ..frame
+            });
+            let picture = draw(&frame);
+            // Each far agent covers pixels around where its middle lands.
+            for (i, (spawn, ())) in spawns.iter().enumerate().skip(4) {
+                let middle = spawn.position + glam::Vec3::Y * 0.9;
+                let (x, y) = crate::common::gpu::pixel(view_proj, middle, SIZE).unwrap();
+                let covered = (x.saturating_sub(2)..=x + 2)
+                    .flat_map(|x| (y.saturating_sub(4)..=y + 4).map(move |y| (x, y)))
+                    .filter(|&(x, y)| picture.get_pixel(x, y) != empty.get_pixel(x, y))
+                    .count();
+                assert!(
+                    covered > 0,
+                    "{} {path:?}: far agent {i} (an impostor) not drawn at ({x}, {y})",
+                    choice.name()
+                );
+            }
+        }
+    }
+}

@@ -177,14 +177,15 @@ impl Impostors {
             && matches!(self.atlases.get(d.character as usize), Some(Some(_)))
     }
 
-    /// Records the impostor draws of `draws` into `pass` (camera and shadow groups bound):
-    /// one instanced draw of a square per range. Returns the draws.
+    /// Records the impostor draws of `draws` into `pass` (camera and shadow groups bound;
+    /// `texels` is bound at group 0): one instanced draw of a square per range. Returns the
+    /// draws.
     pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass,
         draws: &[DrawRange],
-        instances: &wgpu::Buffer,
-        previous: Option<&wgpu::Buffer>,
+        (instances, previous): (&wgpu::Buffer, Option<&wgpu::Buffer>),
+        texels: &wgpu::BindGroup,
     ) -> usize {
         let Some(pipeline) = &self.pipeline else {
             return 0;
@@ -196,6 +197,7 @@ impl Impostors {
             };
             if n == 0 {
                 pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, texels, &[]);
                 pass.set_vertex_buffer(0, instances.slice(..));
                 if let Some(previous) = previous {
                     pass.set_vertex_buffer(1, previous.slice(..));
@@ -261,8 +263,11 @@ fn build_pipeline(
     });
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("impostors"),
+        // Group 0 is the texels' layout, which the shader does not read: a pass switching to
+        // this pipeline from the skinned ones keeps the texels bound there, and a pipeline
+        // with no layout at 0 lost its draws after them (seen on lavapipe).
         bind_group_layouts: &[
-            None,
+            Some(&layouts.texel),
             Some(&layouts.camera),
             Some(atlas),
             Some(&layouts.shadow),
