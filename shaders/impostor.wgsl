@@ -211,27 +211,23 @@ fn vs_impostor_motion(@builtin(vertex_index) corner: u32, inst: Instance, prev: 
     return o;
 }
 
-// One view of one frame: its colour (rgb linear, a coverage) and its normal (model space).
-struct Sample {
-    colour: vec4<f32>,
-    normal: vec3<f32>,
+// Where view (i, j) of `frame` shows picture coordinates `uv`: the layer, and the point in it
+// (0..1).
+struct AtlasPoint {
+    layer: u32,
+    at: vec2<f32>,
 };
 
-fn sample_view(frame: u32, i: u32, j: u32, uv: vec2<f32>) -> Sample {
+fn atlas_point(frame: u32, i: u32, j: u32, uv: vec2<f32>) -> AtlasPoint {
     let cell = f32(atlas.grid.y);
     let per_row = max(atlas.grid.z, 1u);
     let per_layer = max(atlas.grid.w, 1u);
-    let layer = frame / per_layer;
     let slot = frame % per_layer;
     let origin = vec2<f32>(f32(slot % per_row), f32(slot / per_row)) * f32(atlas.table.w)
         + vec2<f32>(f32(i), f32(j)) * cell;
     // Half a pixel inside the cell: bilinear filtering never reads the next view's.
     let inside = clamp(uv * cell, vec2<f32>(0.5), vec2<f32>(cell - 0.5));
-    let at = (origin + inside) * atlas.layer.xy;
-    var s: Sample;
-    s.colour = textureSampleLevel(colour_atlas, atlas_sampler, at, layer, 0.0);
-    s.normal = decode_normal(textureSampleLevel(normal_atlas, atlas_sampler, at, layer, 0.0).xy);
-    return s;
+    return AtlasPoint(frame / per_layer, (origin + inside) * atlas.layer.xy);
 }
 
 fn shade_impostor(o: ImpostorOut) -> vec4<f32> {
@@ -239,30 +235,38 @@ fn shade_impostor(o: ImpostorOut) -> vec4<f32> {
     let vw = array<f32, 3>(o.view_weights.x, o.view_weights.y, o.view_weights.z);
     let frames = array<u32, 2>(o.frames.x, o.frames.y);
     let fw = array<f32, 2>(1.0 - o.misc.x, o.misc.x);
+    // The 3 views × 2 frames, weighted by view, frame and coverage: colours first, so that
+    // a fragment outside the figure (most of the square) is discarded after 6 reads, not 12.
+    var points: array<AtlasPoint, 6>;
+    var weights: array<f32, 6>;
     var colour = vec3<f32>(0.0);
-    var normal = vec3<f32>(0.0);
     var coverage = 0.0;
     for (var k = 0u; k < 2u; k++) {
         for (var v = 0u; v < 3u; v++) {
-            let w = fw[k] * vw[v];
-            if (w > 0.0) {
-                let i = (o.views.x >> (8u * v)) & 0xffu;
-                let j = (o.views.y >> (8u * v)) & 0xffu;
-                let s = sample_view(frames[k], i, j, uvs[v]);
-                let a = w * s.colour.a;
-                colour += a * s.colour.rgb;
-                normal += a * s.normal;
-                coverage += a;
-            }
+            let n = k * 3u + v;
+            let i = (o.views.x >> (8u * v)) & 0xffu;
+            let j = (o.views.y >> (8u * v)) & 0xffu;
+            points[n] = atlas_point(frames[k], i, j, uvs[v]);
+            let c = textureSampleLevel(colour_atlas, atlas_sampler, points[n].at, points[n].layer, 0.0);
+            weights[n] = fw[k] * vw[v] * c.a;
+            colour += weights[n] * c.rgb;
+            coverage += weights[n];
         }
     }
     // Coverage 0.5 is where the picture's edge was: the silhouette the meshes would draw.
     if (coverage < 0.5) {
         discard;
     }
+    var normal = vec3<f32>(0.0);
+    for (var n = 0u; n < 6u; n++) {
+        if (weights[n] > 0.0) {
+            let code = textureSampleLevel(normal_atlas, atlas_sampler, points[n].at, points[n].layer, 0.0).xy;
+            normal += weights[n] * decode_normal(code);
+        }
+    }
     let base = colour / coverage;
-    let n = normal / coverage;
     let cs = o.misc.zw;
+    let n = normal;
     let world_normal = vec3<f32>(cs.x * n.x + cs.y * n.z, n.y, -cs.y * n.x + cs.x * n.z);
     let lit_colour = tinted(base, o.tint) * lit_with(world_normal, o.misc.y);
     return vec4<f32>(fogged(lit_colour, o.world), 1.0);

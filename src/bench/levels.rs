@@ -75,7 +75,7 @@ pub fn measure(
     renderer.set_shadows(Shadows::Off);
     // `lod` past the character's mesh levels: the impostor tier.
     let mut draw = |agents: &[Placement], view_proj, lod| -> Result<image::RgbaImage, BenchError> {
-        let impostor = lod >= IMPOSTOR;
+        let impostor = lod == IMPOSTOR;
         let scene = SceneDraw {
             agents,
             view_proj,

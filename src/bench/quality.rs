@@ -38,7 +38,7 @@ pub fn delta_e(a: &RgbaImage, b: &RgbaImage) -> Quality {
     delta_e_where(a, b, |_, _| true).0
 }
 
-/// [`delta_e`] over the pixels of their common area where `counts(x, y)` holds, and how many
+/// `delta_e` over the pixels of their common area where `counts(x, y)` holds, and how many
 /// those are (no pixel: every figure 0).
 pub fn delta_e_where(
     a: &RgbaImage,

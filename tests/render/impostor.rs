@@ -5,6 +5,8 @@
 //! - Up close, from a sharp bake (48 px cells, the walk alone) at a grid view and an impostor
 //!   frame: the pictures are mapped the right way round. A negative control (the impostor
 //!   turned a quarter turn) must fail the same limit, so the test can fail.
+//!
+//! `THRONG_IMPOSTOR_PICTURES=DIR` saves each case's two pictures there to look at.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

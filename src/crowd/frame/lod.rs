@@ -479,6 +479,18 @@ mod tests {
                 "[a]\nlive_distance = [1.0]\n",
                 "key 'live_distance': must be a number (metres), found an array",
             ),
+            (
+                "[a]\ndistances = []\nrates = [1]\noffscreen_rate = 1\nculling = true\nimpostor_distance = \"far\"\n",
+                "key 'impostor_distance': must be a number (metres), found the string \"far\"",
+            ),
+            (
+                "[a]\ndistances = []\nrates = [1]\noffscreen_rate = 1\nculling = true\nimpostor_distance = -5.0\n",
+                "key 'impostor_distance': -5 is not a positive number of metres (0 = no impostor tier)",
+            ),
+            (
+                "[a]\ndistances = []\nrates = [1]\noffscreen_rate = 1\nculling = true\nimpostor_distance = nan\n",
+                "key 'impostor_distance': NaN is not a positive number of metres (0 = no impostor tier)",
+            ),
         ] {
             let e = LodPresets::parse(text, "l.toml").err().unwrap().to_string();
             assert!(e.contains(want), "{e}");
@@ -493,7 +505,7 @@ mod tests {
         let p = LodPresets::builtin();
         assert_eq!(
             p.names().collect::<Vec<_>>(),
-            ["off", "balanced", "aggressive"]
+            ["off", "balanced", "impostors", "aggressive"]
         );
         let b = p.get("balanced").unwrap();
         assert_eq!(b.distances, [20.0, 45.0, 70.0, 110.0]);
@@ -508,6 +520,20 @@ mod tests {
             (&[10.0, 25.0, 40.0, 60.0][..], &[1, 3, 6][..])
         );
         assert_eq!(a.offscreen_rate, 16);
+        // The impostor tier: `balanced` with impostors from 150 m; no other preset has it.
+        let i = p.get("impostors").unwrap();
+        assert_eq!(i.impostor_distance, 150.0);
+        assert_eq!(
+            LodPolicy {
+                impostor_distance: 0.0,
+                ..i.clone()
+            },
+            *p.get("balanced").unwrap()
+        );
+        assert!(
+            p.iter()
+                .all(|(n, q)| n == "impostors" || q.impostor_distance == 0.0)
+        );
         assert!(p.get("none").is_none());
     }
 
@@ -516,7 +542,7 @@ mod tests {
         let text = include_str!("../../../assets/lod-three-levels.toml");
         let p = LodPresets::parse(text, "assets/lod-three-levels.toml").unwrap();
         let builtin = LodPresets::builtin();
-        for name in ["off", "balanced"] {
+        for name in ["off", "balanced", "impostors"] {
             assert_eq!(p.get(name), builtin.get(name), "{name}");
         }
         let three = p.get("three-level").unwrap();

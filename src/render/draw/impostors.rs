@@ -59,7 +59,11 @@ impl ImpostorLayout {
     pub fn allocated(&self) -> (u32, u32, u32) {
         let layers = self.layers.max(2);
         let (w, h) = self.size;
-        let h = if w == h && layers % 6 == 0 { h + 1 } else { h };
+        let h = if w == h && layers.is_multiple_of(6) {
+            h + 1
+        } else {
+            h
+        };
         (w, h, layers)
     }
 }
