@@ -83,7 +83,9 @@ fn inspect_and_export_texture_read_a_bake() {
     for part in [
         "throng format 1.4",
         "height 1.794 m, facing not turned",
-        "  impostors: none",
+        // The default impostor settings: 9 × 9 views of 16 px, the walker's 12 animations at
+        // 8 to 16 frames each, from LOD 1 (the coarsest within half a supersample).
+        "  impostors: 9×9 views, 16 px cells, 152 frames from LOD 1, 25,214,976 bytes",
         "speed m/s",
         "rgba32f texels",
         "TEXL",
@@ -100,11 +102,17 @@ fn inspect_and_export_texture_read_a_bake() {
     assert_eq!(v["version"], "1.4");
     // The walker walks along +z: no facing turn.
     assert_eq!(v["characters"][0]["facing_turns"], 0);
-    // No impostors (format 1.4): none for the character, 0 frames for each animation.
-    assert!(v["characters"][0]["impostor"].is_null());
+    // Impostors (format 1.4): the character's atlas, and idle's 16 frames (4 s at 8 a
+    // second, at most 16) first.
+    let imp = &v["characters"][0]["impostor"];
+    assert_eq!(
+        (&imp["views"], &imp["cell"], &imp["frame_count"]),
+        (&9.into(), &16.into(), &152.into()),
+        "{imp}"
+    );
     assert_eq!(
         v["characters"][0]["anims"][0]["impostor"],
-        serde_json::json!({"first_frame": 0, "frame_count": 0})
+        serde_json::json!({"first_frame": 0, "frame_count": 16})
     );
     // The committed 1.4 fixture has a small atlas: its line says its size.
     let fixture = concat!(
