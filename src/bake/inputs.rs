@@ -1,5 +1,5 @@
 //! The input key of a bake: every file a recipe reads, with its SHA-256, and one hash over the
-//! tool version, `--force`, the recipe's text and those files. Equal keys mean an identical
+//! tool version, the format version and baker revision, `--force`, the recipe's text and those files. Equal keys mean an identical
 //! output, which is how `throng bake` knows a file is up to date without baking it.
 
 use std::collections::HashMap;
@@ -24,6 +24,27 @@ struct ModelKey {
 
 /// The tool name and version stored in every file.
 pub const TOOL: &str = concat!("throng ", env!("CARGO_PKG_VERSION"));
+
+/// The revision of what the baker writes for given inputs, part of the input key beside
+/// [`TOOL`] and the format version. Raise it when a change to the baker changes its output
+/// for the same recipe and files within one format version, so that up-to-date checks (and
+/// the demo's cache of bakes) bake again rather than reuse a file the new baker would not
+/// write.
+pub const BAKER_REVISION: u32 = 1;
+
+/// The start of every input key: the tool, the format version written
+/// ([`crate::format::VERSION_MAJOR`].[`crate::format::VERSION_MINOR`]) and
+/// [`BAKER_REVISION`]. The crate version alone did not change between format steps, so a file
+/// baked in an older format was once taken as up to date (the demo reused a format 1.1 bake
+/// of a model after the format gained impostors).
+fn key_seed(version: (u16, u16), revision: u32) -> Sha256 {
+    let mut key = Sha256::new();
+    key.update(TOOL.as_bytes());
+    key.update(version.0.to_le_bytes());
+    key.update(version.1.to_le_bytes());
+    key.update(revision.to_le_bytes());
+    key
+}
 
 /// Lowercase hex of a digest.
 fn hex(d: impl AsRef<[u8]>) -> String {
@@ -140,8 +161,10 @@ pub fn inputs(
     force: bool,
     external: ExternalFiles,
 ) -> Result<(String, Vec<InputFile>), BakeError> {
-    let mut key = Sha256::new();
-    key.update(TOOL.as_bytes());
+    let mut key = key_seed(
+        (crate::format::VERSION_MAJOR, crate::format::VERSION_MINOR),
+        BAKER_REVISION,
+    );
     key.update([0, u8::from(force)]);
     key.update(recipe.text.as_bytes());
     let mut out = Vec::new();
@@ -184,4 +207,22 @@ fn hash(f: &Path, kind: Kind) -> std::io::Result<(sha2::digest::Output<Sha256>, 
     let mut hasher = Sha256::new();
     let len = std::io::copy(&mut r, &mut hasher)?;
     Ok((hasher.finalize(), len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each part of the seed changes the key: a bake from an older format or baker revision
+    /// is never taken as up to date.
+    #[test]
+    fn the_key_seed_holds_the_format_version_and_baker_revision() {
+        let now = (crate::format::VERSION_MAJOR, crate::format::VERSION_MINOR);
+        let key = |v, r| hex(key_seed(v, r).finalize());
+        let current = key(now, BAKER_REVISION);
+        assert_ne!(current, key((now.0, now.1 - 1), BAKER_REVISION));
+        assert_ne!(current, key((now.0 + 1, now.1), BAKER_REVISION));
+        assert_ne!(current, key(now, BAKER_REVISION + 1));
+        assert_eq!(current, key(now, BAKER_REVISION));
+    }
 }
