@@ -18,7 +18,8 @@ struct Atlas {
     // animations); y: matrices per baked frame (joints); z: the table's width in texels;
     // w: a frame's side in pixels (views × cell).
     table: vec4<u32>,
-    // xy: one over a layer's width and height in pixels.
+    // xy: one over a layer's width and height in pixels; z: the mip levels below the full
+    // pictures (render/draw/impostor_mips.rs).
     layer: vec4<f32>,
 };
 
@@ -218,23 +219,58 @@ struct AtlasPoint {
     at: vec2<f32>,
 };
 
-fn atlas_point(frame: u32, i: u32, j: u32, uv: vec2<f32>) -> AtlasPoint {
+// `margin`: how far inside the cell to stay, full-size pixels (half a texel of the coarsest
+// mip level read), so that filtering never reads the next view's picture.
+fn atlas_point(frame: u32, i: u32, j: u32, uv: vec2<f32>, margin: f32) -> AtlasPoint {
     let cell = f32(atlas.grid.y);
     let per_row = max(atlas.grid.z, 1u);
     let per_layer = max(atlas.grid.w, 1u);
     let slot = frame % per_layer;
     let origin = vec2<f32>(f32(slot % per_row), f32(slot / per_row)) * f32(atlas.table.w)
         + vec2<f32>(f32(i), f32(j)) * cell;
-    // Half a pixel inside the cell: bilinear filtering never reads the next view's.
-    let inside = clamp(uv * cell, vec2<f32>(0.5), vec2<f32>(cell - 0.5));
+    let inside = clamp(uv * cell, vec2<f32>(margin), vec2<f32>(cell - margin));
     return AtlasPoint(frame / per_layer, (origin + inside) * atlas.layer.xy);
 }
 
-fn shade_impostor(o: ImpostorOut) -> vec4<f32> {
+// How far pictures are minified at this fragment: the mip level the six reads share, 0 at
+// full size, 1 where a picture pixel is half a screen pixel. Derivatives are taken here, in
+// uniform control flow, before any discard.
+fn minified(o: ImpostorOut) -> f32 {
+    let cell = f32(atlas.grid.y);
+    let footprint = max(length(dpdx(o.uv0 * cell)), length(dpdy(o.uv0 * cell)));
+    return clamp(log2(max(footprint, 1e-6)), 0.0, atlas.layer.z);
+}
+
+// The two passes over the tier (render/draw/impostors.rs): `blended` false draws the solid
+// part with depth, true the rest blended over it. Up close (lod 0) the solid pass keeps
+// coverage 0.5 and up, the silhouette the meshes would draw, and the blended pass adds
+// nothing. Minified, coverage is the share of a pixel the figure covers: a solid pass there
+// would keep pixels a figure thinner than a pixel barely touches and drop whole limbs, and a
+// far crowd speckled; so from lod 0 to 1 the solid pass keeps ever less and the blended
+// pass lays the rest over what is behind with that share, a far agent's average over the
+// pixel. The hand-over is gradual in lod, so no agent changes look at one distance.
+fn shade_impostor(o: ImpostorOut, blended: bool) -> vec4<f32> {
+    let lod = minified(o);
+    let soft = clamp(lod, 0.0, 1.0);
+    // Work skipped where a pass draws nothing.
+    if (blended && soft <= 0.0) {
+        discard;
+    }
+    let margin = 0.5 * exp2(ceil(lod));
     let uvs = array<vec2<f32>, 3>(o.uv0, o.uv1, o.uv2);
-    let vw = array<f32, 3>(o.view_weights.x, o.view_weights.y, o.view_weights.z);
+    var vw = array<f32, 3>(o.view_weights.x, o.view_weights.y, o.view_weights.z);
+    var fw = array<f32, 2>(1.0 - o.misc.x, o.misc.x);
     let frames = array<u32, 2>(o.frames.x, o.frames.y);
-    let fw = array<f32, 2>(1.0 - o.misc.x, o.misc.x);
+    // From lod 1 (a figure a few pixels tall, blended) the nearest view and frame alone:
+    // the others move it by under a pixel there, and one read in six keeps the far field,
+    // where squares overlap many deep, from costing more than the meshes it replaces.
+    if (lod >= 1.0) {
+        let w = o.view_weights;
+        let v = select(select(2u, 1u, w.y >= w.z), 0u, w.x >= w.y && w.x >= w.z);
+        vw = array<f32, 3>(f32(v == 0u), f32(v == 1u), f32(v == 2u));
+        let k = select(0.0, 1.0, o.misc.x > 0.5);
+        fw = array<f32, 2>(1.0 - k, k);
+    }
     // The 3 views × 2 frames, weighted by view, frame and coverage: colours first, so that
     // a fragment outside the figure (most of the square) is discarded after 6 reads, not 12.
     var points: array<AtlasPoint, 6>;
@@ -244,23 +280,36 @@ fn shade_impostor(o: ImpostorOut) -> vec4<f32> {
     for (var k = 0u; k < 2u; k++) {
         for (var v = 0u; v < 3u; v++) {
             let n = k * 3u + v;
+            weights[n] = 0.0;
+            if (fw[k] * vw[v] <= 0.0) {
+                continue;
+            }
             let i = (o.views.x >> (8u * v)) & 0xffu;
             let j = (o.views.y >> (8u * v)) & 0xffu;
-            points[n] = atlas_point(frames[k], i, j, uvs[v]);
-            let c = textureSampleLevel(colour_atlas, atlas_sampler, points[n].at, points[n].layer, 0.0);
+            points[n] = atlas_point(frames[k], i, j, uvs[v], margin);
+            let c = textureSampleLevel(colour_atlas, atlas_sampler, points[n].at, points[n].layer, lod);
             weights[n] = fw[k] * vw[v] * c.a;
             colour += weights[n] * c.rgb;
             coverage += weights[n];
         }
     }
-    // Coverage 0.5 is where the picture's edge was: the silhouette the meshes would draw.
-    if (coverage < 0.5) {
+    // `soft`: 0 up close, 1 from lod 1. The solid pass's threshold rises from 0.5 (the
+    // silhouette) past full coverage; the blended pass draws below it, its coverage faded
+    // in over the same span.
+    let threshold = 0.5 + 0.45 * soft;
+    var alpha = 1.0;
+    if (blended) {
+        alpha = min(coverage, 1.0) * soft;
+        if (coverage >= threshold || alpha < 1.0 / 255.0) {
+            discard;
+        }
+    } else if (coverage < threshold) {
         discard;
     }
     var normal = vec3<f32>(0.0);
     for (var n = 0u; n < 6u; n++) {
         if (weights[n] > 0.0) {
-            let code = textureSampleLevel(normal_atlas, atlas_sampler, points[n].at, points[n].layer, 0.0).xy;
+            let code = textureSampleLevel(normal_atlas, atlas_sampler, points[n].at, points[n].layer, lod).xy;
             normal += weights[n] * decode_normal(code);
         }
     }
@@ -269,15 +318,27 @@ fn shade_impostor(o: ImpostorOut) -> vec4<f32> {
     let n = normal;
     let world_normal = vec3<f32>(cs.x * n.x + cs.y * n.z, n.y, -cs.y * n.x + cs.x * n.z);
     let lit_colour = tinted(base, o.tint) * lit_with(world_normal, o.misc.y);
-    return vec4<f32>(fogged(lit_colour, o.world), 1.0);
+    return vec4<f32>(fogged(lit_colour, o.world), alpha);
 }
 
 @fragment
 fn fs_impostor(o: ImpostorOut) -> @location(0) vec4<f32> {
-    return shade_impostor(o);
+    return shade_impostor(o, false);
+}
+
+@fragment
+fn fs_impostor_blended(o: ImpostorOut) -> @location(0) vec4<f32> {
+    return shade_impostor(o, true);
 }
 
 @fragment
 fn fs_impostor_motion(o: ImpostorOut) -> WithMotion {
-    return WithMotion(shade_impostor(o), screen_motion(o.now, o.before));
+    return WithMotion(shade_impostor(o, false), screen_motion(o.now, o.before));
+}
+
+// The blended pass in a pass with a velocity attachment: the pipeline leaves velocity as it
+// is (what is behind a partly covered pixel moves as it does).
+@fragment
+fn fs_impostor_blended_motion(o: ImpostorOut) -> WithMotion {
+    return WithMotion(shade_impostor(o, true), screen_motion(o.now, o.before));
 }

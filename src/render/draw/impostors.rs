@@ -8,9 +8,10 @@ use std::borrow::Cow;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::impostor_mips::{frame_mips, mip_levels};
 use super::pipelines::{
-    IMPOSTOR_WGSL, INSTANCE_WGSL, LIGHTING_WGSL, Layouts, Stages, entry, instance_attrs, pipeline,
-    previous_attrs, texture_entry, uniform_entry,
+    IMPOSTOR_WGSL, INSTANCE_WGSL, LIGHTING_WGSL, Layouts, Stages, entry, instance_attrs,
+    pipeline_with, previous_attrs, texture_entry, uniform_entry,
 };
 use crate::crowd::DrawRange;
 use crate::crowd::InstanceRecord;
@@ -116,7 +117,8 @@ struct CharacterAtlas {
 pub(in crate::render) struct Impostors {
     /// Per character: its atlas, where it has one that fits the device.
     atlases: Vec<Option<CharacterAtlas>>,
-    pipeline: Option<wgpu::RenderPipeline>,
+    /// The solid pass, then the blended one (`shaders/impostor.wgsl`, `shade_impostor`).
+    pipelines: Option<[wgpu::RenderPipeline; 2]>,
     /// Why some character's impostors are not drawn (they draw their last mesh level).
     unavailable: Option<String>,
 }
@@ -133,6 +135,7 @@ impl Impostors {
             label: Some("impostor atlas"),
             mag_filter: wgpu::FilterMode::Linear,
             min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
             ..Default::default()
         });
         for c in 0..file.characters().len() {
@@ -158,13 +161,12 @@ impl Impostors {
         if atlases.iter().all(Option::is_none) && unavailable.is_none() {
             unavailable = Some("the bake has no impostors".into());
         }
-        let pipeline = atlases
-            .iter()
-            .any(Option::is_some)
-            .then(|| build_pipeline(device, layouts, &layout, format));
+        let pipelines = atlases.iter().any(Option::is_some).then(|| {
+            [false, true].map(|blended| build_pipeline(device, layouts, &layout, format, blended))
+        });
         Self {
             atlases,
-            pipeline,
+            pipelines,
             unavailable,
         }
     }
@@ -177,13 +179,14 @@ impl Impostors {
     /// Whether the agents of `d` are drawn as impostors (else at its mesh level).
     pub fn draws(&self, d: &DrawRange) -> bool {
         d.impostor
-            && self.pipeline.is_some()
+            && self.pipelines.is_some()
             && matches!(self.atlases.get(d.character as usize), Some(Some(_)))
     }
 
     /// Records the impostor draws of `draws` into `pass` (camera and shadow groups bound;
-    /// `texels` is bound at group 0): one instanced draw of a square per range. Returns the
-    /// draws.
+    /// `texels` is bound at group 0): one instanced draw of a square per range in each of
+    /// the two passes, solid then blended, so that every solid part is in the depth buffer
+    /// before anything is blended. Returns the draws.
     pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass,
@@ -191,25 +194,29 @@ impl Impostors {
         (instances, previous): (&wgpu::Buffer, Option<&wgpu::Buffer>),
         texels: &wgpu::BindGroup,
     ) -> usize {
-        let Some(pipeline) = &self.pipeline else {
+        let Some(pipelines) = &self.pipelines else {
             return 0;
         };
         let mut n = 0;
-        for d in draws.iter().filter(|d| self.draws(d)) {
-            let Some(Some(atlas)) = self.atlases.get(d.character as usize) else {
-                continue;
-            };
-            if n == 0 {
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, texels, &[]);
-                pass.set_vertex_buffer(0, instances.slice(..));
-                if let Some(previous) = previous {
-                    pass.set_vertex_buffer(1, previous.slice(..));
+        for pipeline in pipelines {
+            let mut first = true;
+            for d in draws.iter().filter(|d| self.draws(d)) {
+                let Some(Some(atlas)) = self.atlases.get(d.character as usize) else {
+                    continue;
+                };
+                if first {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, texels, &[]);
+                    pass.set_vertex_buffer(0, instances.slice(..));
+                    if let Some(previous) = previous {
+                        pass.set_vertex_buffer(1, previous.slice(..));
+                    }
+                    first = false;
                 }
+                pass.set_bind_group(2, &atlas.group, &[]);
+                pass.draw(0..CORNERS, d.slots.clone());
+                n += 1;
             }
-            pass.set_bind_group(2, &atlas.group, &[]);
-            pass.draw(0..CORNERS, d.slots.clone());
-            n += 1;
         }
         n
     }
@@ -258,6 +265,7 @@ fn build_pipeline(
     layouts: &Layouts,
     atlas: &wgpu::BindGroupLayout,
     format: &PassFormat,
+    blended: bool,
 ) -> wgpu::RenderPipeline {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("impostor.wgsl"),
@@ -289,18 +297,37 @@ fn build_pipeline(
         ..instances.clone()
     };
     let buffers = [Some(instances), format.velocity.then_some(previous)];
-    pipeline(
+    let (label, fragment, blend) = if blended {
+        (
+            "impostors, blended",
+            entry(format, "fs_impostor_blended", "fs_impostor_blended_motion"),
+            // Straight colour over what is there; alpha "over", so an opaque target stays
+            // opaque (a saved picture has no see-through pixels).
+            Some(wgpu::BlendState {
+                color: wgpu::BlendState::ALPHA_BLENDING.color,
+                alpha: wgpu::BlendComponent::OVER,
+            }),
+        )
+    } else {
+        (
+            "impostors",
+            entry(format, "fs_impostor", "fs_impostor_motion"),
+            None,
+        )
+    };
+    pipeline_with(
         format,
         device,
-        "impostors",
+        label,
         &layout,
         &Stages {
             module: &module,
             vertex: entry(format, "vs_impostor", "vs_impostor_motion"),
-            fragment: entry(format, "fs_impostor", "fs_impostor_motion"),
+            fragment,
             constants: &[],
         },
         &buffers[..1 + usize::from(format.velocity)],
+        blend,
     )
 }
 
@@ -362,6 +389,7 @@ fn upload(
 ) -> CharacterAtlas {
     let device = &gpu.device;
     let (width, height, layers) = l.allocated();
+    let levels = mip_levels(record.cell);
     let array = |label, format| {
         device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
@@ -370,7 +398,7 @@ fn upload(
                 height,
                 depth_or_array_layers: layers,
             },
-            mip_level_count: 1,
+            mip_level_count: 1 + levels,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format,
@@ -386,31 +414,43 @@ fn upload(
             continue;
         };
         let slot = f % l.per_layer;
-        let origin = wgpu::Origin3d {
-            x: slot % l.per_row * l.side,
-            y: slot / l.per_row * l.side,
-            z: f / l.per_layer,
-        };
-        for (texture, bytes) in [(&colour, &pixels[..plane]), (&normal, &pixels[plane..])] {
-            gpu.queue.write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture,
-                    mip_level: 0,
-                    origin,
-                    aspect: wgpu::TextureAspect::All,
-                },
-                bytes,
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(l.side * 4),
-                    rows_per_image: Some(l.side),
-                },
-                wgpu::Extent3d {
-                    width: l.side,
-                    height: l.side,
-                    depth_or_array_layers: 1,
-                },
-            );
+        let (x, y, z) = (
+            slot % l.per_row * l.side,
+            slot / l.per_row * l.side,
+            f / l.per_layer,
+        );
+        let (colour0, normal0) = pixels.split_at(plane);
+        let mips = frame_mips(colour0, normal0, l.side, record.cell);
+        let planes = std::iter::once((colour0, normal0))
+            .chain(mips.iter().map(|(c, n)| (c.as_slice(), n.as_slice())));
+        for (level, (c_plane, n_plane)) in (0u32..).zip(planes) {
+            let side = l.side >> level;
+            let origin = wgpu::Origin3d {
+                x: x >> level,
+                y: y >> level,
+                z,
+            };
+            for (texture, bytes) in [(&colour, c_plane), (&normal, n_plane)] {
+                gpu.queue.write_texture(
+                    wgpu::TexelCopyTextureInfo {
+                        texture,
+                        mip_level: level,
+                        origin,
+                        aspect: wgpu::TextureAspect::All,
+                    },
+                    bytes,
+                    wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(side * 4),
+                        rows_per_image: Some(side),
+                    },
+                    wgpu::Extent3d {
+                        width: side,
+                        height: side,
+                        depth_or_array_layers: 1,
+                    },
+                );
+            }
         }
     }
     let (table, first) = frame_table(file, c);
@@ -453,7 +493,7 @@ fn upload(
             table_width,
             l.side,
         ],
-        layer: [1.0 / width as f32, 1.0 / height as f32, 0.0, 0.0],
+        layer: [1.0 / width as f32, 1.0 / height as f32, levels as f32, 0.0],
     };
     let buffer = wgpu::util::DeviceExt::create_buffer_init(
         device,

@@ -19,6 +19,7 @@
 pub mod attachment;
 pub(super) mod cpu_path;
 pub mod cpu_skin;
+pub mod impostor_mips;
 pub mod impostors;
 pub mod influences;
 pub(super) mod live;

@@ -329,6 +329,25 @@ pub(in crate::render) fn pipeline(
     stages: &Stages,
     buffers: &[Option<wgpu::VertexBufferLayout>],
 ) -> wgpu::RenderPipeline {
+    pipeline_with(format, device, label, layout, stages, buffers, None)
+}
+
+/// [`pipeline`], opaque where `blend` is `None`; else blended by it into the colour
+/// attachment, with the depth test but without writing depth or velocity (what is behind a
+/// partly covered pixel still shows, and moves as it does).
+pub(in crate::render) fn pipeline_with(
+    format: &PassFormat,
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    stages: &Stages,
+    buffers: &[Option<wgpu::VertexBufferLayout>],
+    blend: Option<wgpu::BlendState>,
+) -> wgpu::RenderPipeline {
+    let color = wgpu::ColorTargetState {
+        blend,
+        ..format.color.into()
+    };
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(label),
         layout: Some(layout),
@@ -347,7 +366,7 @@ pub(in crate::render) fn pipeline(
         },
         depth_stencil: Some(wgpu::DepthStencilState {
             format: format.depth,
-            depth_write_enabled: Some(true),
+            depth_write_enabled: Some(blend.is_none()),
             depth_compare: Some(format.depth_compare),
             stencil: Default::default(),
             bias: Default::default(),
@@ -360,7 +379,7 @@ pub(in crate::render) fn pipeline(
             module: stages.module,
             entry_point: Some(stages.fragment),
             compilation_options: Default::default(),
-            targets: &format.targets(format.color.into(), true),
+            targets: &format.targets(color, blend.is_none()),
         }),
         multiview_mask: None,
         cache: None,
