@@ -82,7 +82,7 @@ pub(crate) fn frame_matrices(file: &ThrongFile, a: usize, f: u32) -> Vec<Mat4> {
 /// source's poses exactly (locking is checked against it in
 /// `foot_locking_changes_only_the_legs_of_measured_cycles`).
 fn exact(path: &Path) -> Recipe {
-    let mut r = Recipe::for_model(path, Path::new("unused.throng"));
+    let mut r = crate::common::bare_recipe(path, Path::new("unused.throng"));
     r.characters[0].foot_lock = false;
     r
 }
@@ -188,7 +188,7 @@ fn foot_locking_changes_only_the_legs_of_measured_cycles() {
     let mut locked_anims = 0;
     for path in models() {
         let m = load(&path, &ImportOptions::default()).unwrap();
-        let recipe = Recipe::for_model(&path, Path::new("unused.throng"));
+        let recipe = crate::common::bare_recipe(&path, Path::new("unused.throng"));
         let (_, file, _) = bake_and_read(recipe, PrecisionChoice::F32);
         let (_, plain, _) = bake_and_read(exact(&path), PrecisionChoice::F32);
         assert_eq!(file.anims().len(), plain.anims().len());
@@ -384,7 +384,7 @@ fn baked_bounds_hold_the_skinned_mesh_at_every_frame() {
     for path in models() {
         let m = load(&path, &ImportOptions::default()).unwrap();
         let (_, file, _) = bake_and_read(
-            Recipe::for_model(&path, Path::new("unused.throng")),
+            crate::common::bare_recipe(&path, Path::new("unused.throng")),
             PrecisionChoice::F32,
         );
         let (mut p, mut n) = (Vec::new(), Vec::new());
@@ -574,7 +574,7 @@ fn an_overflow_names_the_joint_that_causes_it() {
         progress: None,
         ..Default::default()
     };
-    let recipe = Recipe::for_model(&path, Path::new("spin.throng"));
+    let recipe = crate::common::bare_recipe(&path, Path::new("spin.throng"));
     let e = bake(&recipe, &options).err().expect("refused").to_string();
     for part in [
         "'spin'",
@@ -587,7 +587,7 @@ fn an_overflow_names_the_joint_that_causes_it() {
     }
     assert!(!e.contains("scale") && !e.contains("height"), "{e}");
     // With a scale given, the joint is still the cause named; the scale is mentioned as well.
-    let mut scaled = Recipe::for_model(&path, Path::new("spin.throng"));
+    let mut scaled = crate::common::bare_recipe(&path, Path::new("spin.throng"));
     scaled.characters[0].size = Size::Scale(Vec3::splat(2.0));
     let e = bake(&scaled, &options).err().expect("refused").to_string();
     assert!(e.contains("joint 'child'") && e.contains("scale"), "{e}");

@@ -41,7 +41,7 @@ pub(crate) fn bake_and_read(recipe: &Recipe, name: &str) -> (ThrongFile, BakeRep
 /// `throng bake MODEL.glb`'s recipe, in f32 and without foot locking, so that the texels are
 /// the source's poses exactly.
 fn exact(path: &Path, facing: Facing) -> Recipe {
-    let mut r = Recipe::for_model(path, Path::new("unused.throng"));
+    let mut r = crate::common::bare_recipe(path, Path::new("unused.throng"));
     r.precision = PrecisionChoice::F32;
     r.characters[0].foot_lock = false;
     r.characters[0].facing = facing;
@@ -58,7 +58,7 @@ fn bits(ms: &[Mat4]) -> Vec<u32> {
 fn a_bare_bake_of_the_back_variant_records_a_half_turn() {
     let path = back_model("facing-bare");
     let (file, report) = bake_and_read(
-        &Recipe::for_model(&path, Path::new("unused.throng")),
+        &crate::common::bare_recipe(&path, Path::new("unused.throng")),
         "back.throng",
     );
     let c = &report.characters[0];

@@ -126,7 +126,7 @@ fn the_live_rig_finds_the_fox_paws_the_baker_finds() {
         return;
     };
     let dir = common::temp_dir("feet-live-rig");
-    let recipe = throng::bake::Recipe::for_model(&path, &dir.join("fox.throng"));
+    let recipe = crate::common::bare_recipe(&path, &dir.join("fox.throng"));
     throng::bake::bake_to_file(&recipe, &throng::bake::BakeOptions::default()).expect("bake");
     let file = throng::format::ThrongFile::open(&recipe.output).expect("open");
     let rig = throng::hybrid::LiveRig::new(&file, 0).expect("a rig");

@@ -12,9 +12,7 @@ use std::path::Path;
 use glam::{Mat4, Vec3, Vec4};
 use throng::anim::gait;
 use throng::bake::measure::JointBoxes;
-use throng::bake::{
-    AnimReport, BakeOptions, BakeReport, Recipe, Size, bake, feet_of, standing_height,
-};
+use throng::bake::{AnimReport, BakeOptions, BakeReport, Size, bake, feet_of, standing_height};
 use throng::crowd::frame::record::joint_rows;
 use throng::crowd::{FramePose, Playback};
 use throng::format::ThrongFile;
@@ -24,7 +22,7 @@ use throng::import::mannequin::{Variant, generate_variant};
 fn bake_bare(model: &Path, tag: &str) -> (BakeReport, ThrongFile) {
     let dir = common::temp_dir(tag);
     let out = dir.join("bare.throng");
-    let recipe = Recipe::for_model(model, &out);
+    let recipe = crate::common::bare_recipe(model, &out);
     let baked = bake(&recipe, &BakeOptions::default()).expect("bake");
     baked.builder.write(&out).expect("write");
     let file = ThrongFile::open(&out).expect("open");

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use throng::anim::Wrap;
 use throng::bake::measure::JointBoxes;
-use throng::bake::{BakeOptions, CharacterReport, Recipe, bake, standing_height};
+use throng::bake::{BakeOptions, CharacterReport, bake, standing_height};
 use throng::character::Poser;
 use throng::import::{ImportOptions, load};
 
@@ -17,7 +17,7 @@ use throng::import::{ImportOptions, load};
 /// units), which the rest pose's skinning matrices and the bake's factor carry into metres by
 /// at most their largest stretch, so no part's error may exceed the largest such product.
 fn bake_bare(path: &Path) -> (CharacterReport, Vec<f32>, f32) {
-    let recipe = Recipe::for_model(path, Path::new("unused.throng"));
+    let recipe = crate::common::bare_recipe(path, Path::new("unused.throng"));
     let baked = bake(
         &recipe,
         &BakeOptions {

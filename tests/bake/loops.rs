@@ -137,7 +137,7 @@ fn recipe(model: &Path, extra: &str) -> Recipe {
 fn a_drifting_cycle_loops_with_its_drift_removed() {
     let model = drifting_model("loops-drift-loop");
     let out = model.with_extension("throng");
-    let (a, file) = bake_open(&Recipe::for_model(&model, &out));
+    let (a, file) = bake_open(&crate::common::bare_recipe(&model, &out));
     // Height is the rest pose's, from the feet (0) to the top of the hips' triangle (1.2 m).
     let height = file.characters()[0].height;
     assert!((height - HEIGHT).abs() < 1e-4, "height {height}");
@@ -186,7 +186,7 @@ fn shared_models_keep_their_classification() {
         };
         let dir = common::temp_dir(&format!("loops-{name}"));
         let report = bake(
-            &Recipe::for_model(&path, &dir.join("out.throng")),
+            &crate::common::bare_recipe(&path, &dir.join("out.throng")),
             &BakeOptions::default(),
         )
         .expect("bake")
@@ -214,7 +214,7 @@ fn variant_run(name: &str) -> AnimReport {
     let model = dir.join("model.glb");
     std::fs::write(&model, generate_variant(&v).expect("a valid variant")).expect("write");
     let report = bake(
-        &Recipe::for_model(&model, &dir.join("out.throng")),
+        &crate::common::bare_recipe(&model, &dir.join("out.throng")),
         &BakeOptions::default(),
     )
     .expect("bake")

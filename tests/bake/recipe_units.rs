@@ -23,7 +23,10 @@ fn baked(recipe: &Recipe) -> Baked {
 
 /// A bare `throng bake MODEL` of `path`.
 fn bare(path: &Path) -> Baked {
-    baked(&Recipe::for_model(path, Path::new("unused.throng")))
+    baked(&crate::common::bare_recipe(
+        path,
+        Path::new("unused.throng"),
+    ))
 }
 
 /// The recipe `text`, written as `name` in a fresh folder and loaded from there.

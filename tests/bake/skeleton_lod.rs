@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3};
-use throng::bake::{BakeReport, Recipe};
+use throng::bake::BakeReport;
 use throng::format::ThrongFile;
 use throng::format::records::{VertexRecord, kinds};
 use throng::import::mannequin::{Variant, generate_variant};
@@ -182,7 +182,7 @@ fn far_levels_stay_close(file: &ThrongFile, report: &BakeReport) {
 #[test]
 fn the_mixamo_variant_skins_far_levels_with_fewer_joints_within_their_error() {
     let path = mixamo("skeleton-lod-mixamo");
-    let recipe = Recipe::for_model(&path, Path::new("unused.throng"));
+    let recipe = crate::common::bare_recipe(&path, Path::new("unused.throng"));
     let (file, report) = bake_and_read(&recipe, "mixamo.throng");
     assert_eq!(file.characters()[0].joint_count, 25);
     far_levels_stay_close(&file, &report);
@@ -193,7 +193,7 @@ fn robot_expressive_skins_far_levels_with_fewer_joints_within_their_error() {
     let Some(path) = common::shared_asset("RobotExpressive.glb") else {
         return;
     };
-    let recipe = Recipe::for_model(&path, Path::new("unused.throng"));
+    let recipe = crate::common::bare_recipe(&path, Path::new("unused.throng"));
     let (file, report) = bake_and_read(&recipe, "RobotExpressive.throng");
     far_levels_stay_close(&file, &report);
 }
@@ -201,7 +201,7 @@ fn robot_expressive_skins_far_levels_with_fewer_joints_within_their_error() {
 #[test]
 fn skeleton_lod_false_keeps_every_joint_and_every_influence() {
     let path = mixamo("skeleton-lod-off");
-    let mut on = Recipe::for_model(&path, Path::new("unused.throng"));
+    let mut on = crate::common::bare_recipe(&path, Path::new("unused.throng"));
     on.lods = vec![1.0, 0.2];
     let mut off = on.clone();
     off.characters[0].skeleton_lod = false;

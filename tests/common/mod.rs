@@ -55,6 +55,17 @@ pub fn world(model: &throng::import::Model, local: &[throng::anim::Transform]) -
     w
 }
 
+/// The recipe `throng bake MODEL` uses for a bare model (`Recipe::for_model`), writing
+/// `out`, without impostors: tests of texels, bounds, meshes and animations do not read the
+/// atlas, and drawing it on the CPU in a debug build costs seconds a model. The atlas is
+/// tested where it is the subject (src/bake/impostor, tests/render/impostor.rs, the CLI's
+/// bake report and inspect).
+pub fn bare_recipe(model: &Path, out: &Path) -> throng::bake::Recipe {
+    let mut recipe = throng::bake::Recipe::for_model(model, out);
+    recipe.impostors.enabled = false;
+    recipe
+}
+
 /// The committed mannequin.
 pub fn mannequin_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.glb")
