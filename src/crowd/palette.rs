@@ -21,7 +21,7 @@ use glam::Vec3;
 use super::error::CrowdError;
 use super::frame::lod::size_factor;
 use crate::format::ThrongFile;
-use crate::format::records::{AnimRecord, BoundsRecord, CharacterRecord, anim_flags};
+use crate::format::records::{AnimRecord, BoundsRecord, anim_flags};
 
 /// Speeds closer than this (m/s) are the same speed: a gesture gait pairs with the locomotion
 /// gait of the same speed. Baked parameter values are written from the same decimal numbers,
@@ -167,7 +167,7 @@ pub struct Family {
 pub struct CharacterPalette {
     /// The character's name.
     pub name: String,
-    /// Its height in the rest pose, metres ([`CharacterRecord::height`]): with
+    /// Its height in the rest pose, metres ([`CharacterRecord::height`](crate::format::records::CharacterRecord::height)): with
     /// [`REFERENCE_HEIGHT`], what its LOD distances are multiplied by ([`size_factor`]).
     ///
     /// [`REFERENCE_HEIGHT`]: crate::crowd::frame::lod::REFERENCE_HEIGHT
@@ -191,17 +191,18 @@ pub struct CharacterPalette {
 }
 
 impl CharacterPalette {
-    /// What character `ch` of `file` can play, looked up by `names`; marks the gaits of its
+    /// What character `c` of `file` can play, looked up by `names`; marks the gaits of its
     /// locomotion and gesture families synced in `anims` and sets their cycles.
     ///
     /// # Errors
     /// [`CrowdError::NoAnims`] when it has no animations.
     fn of(
         file: &ThrongFile,
-        ch: &CharacterRecord,
+        c: usize,
         names: &PaletteNames,
         anims: &mut [AnimInfo],
     ) -> Result<Self, CrowdError> {
+        let ch = &file.characters()[c];
         let name = file.str(ch.name).to_string();
         if ch.anim_count == 0 {
             return Err(CrowdError::NoAnims {
@@ -244,8 +245,7 @@ impl CharacterPalette {
             name,
             height: ch.height,
             levels: ch.lod_count.max(1),
-            // Set by the caller, which knows the character's index.
-            impostors: false,
+            impostors: file.impostor(c).is_some(),
             families,
             locomotion_family,
             locomotion,
@@ -301,10 +301,8 @@ impl Palette {
             .map(|(i, a)| AnimInfo::of(file, i, a, bounds))
             .collect();
         let mut characters = Vec::with_capacity(file.characters().len());
-        for (c, ch) in file.characters().iter().enumerate() {
-            let mut palette = CharacterPalette::of(file, ch, names, &mut anims)?;
-            palette.impostors = file.impostor(c).is_some();
-            characters.push(palette);
+        for c in 0..file.characters().len() {
+            characters.push(CharacterPalette::of(file, c, names, &mut anims)?);
         }
         let sizes = characters.iter().map(|c| size_factor(c.height)).collect();
         Ok(Self {

@@ -10,11 +10,10 @@ use bytemuck::{Pod, Zeroable};
 
 use super::impostor_mips::{frame_mips, mip_levels};
 use super::pipelines::{
-    IMPOSTOR_WGSL, INSTANCE_WGSL, LIGHTING_WGSL, Layouts, Stages, entry, instance_attrs,
-    pipeline_with, previous_attrs, texture_entry, uniform_entry,
+    IMPOSTOR_WGSL, INSTANCE_WGSL, LIGHTING_WGSL, Layouts, Stages, entry, pipeline_with,
+    record_buffers, texture_entry, uniform_entry,
 };
 use crate::crowd::DrawRange;
-use crate::crowd::InstanceRecord;
 use crate::format::records::{ImpostorRecord, anim_flags};
 use crate::format::{TEXELS_PER_MATRIX, ThrongFile};
 use crate::render::device::Gpu;
@@ -286,17 +285,6 @@ fn build_pipeline(
         ],
         immediate_size: 0,
     });
-    let (ia, pa) = (instance_attrs(), previous_attrs());
-    let instances = wgpu::VertexBufferLayout {
-        array_stride: std::mem::size_of::<InstanceRecord>() as u64,
-        step_mode: wgpu::VertexStepMode::Instance,
-        attributes: &ia,
-    };
-    let previous = wgpu::VertexBufferLayout {
-        attributes: &pa,
-        ..instances.clone()
-    };
-    let buffers = [Some(instances), format.velocity.then_some(previous)];
     let (label, fragment, blend) = if blended {
         (
             "impostors, blended",
@@ -326,7 +314,7 @@ fn build_pipeline(
             fragment,
             constants: &[],
         },
-        &buffers[..1 + usize::from(format.velocity)],
+        &record_buffers(format),
         blend,
     )
 }

@@ -82,6 +82,33 @@ pub(in crate::render) const fn previous_attrs() -> [wgpu::VertexAttribute; 3] {
     wgpu::vertex_attr_array![9 => Float32x4, 10 => Float32x4, 11 => Uint32x4]
 }
 
+static INSTANCE_ATTRS: [wgpu::VertexAttribute; 4] = instance_attrs();
+static PREVIOUS_ATTRS: [wgpu::VertexAttribute; 3] = previous_attrs();
+
+/// The per-instance buffer of [`InstanceRecord`]s ([`instance_attrs`]).
+pub(in crate::render) fn instance_buffer() -> wgpu::VertexBufferLayout<'static> {
+    wgpu::VertexBufferLayout {
+        array_stride: std::mem::size_of::<InstanceRecord>() as u64,
+        step_mode: wgpu::VertexStepMode::Instance,
+        attributes: &INSTANCE_ATTRS,
+    }
+}
+
+/// The instance buffers a pipeline of a pass of `format` reads after its vertices: the
+/// records, then the previous frame's ([`previous_attrs`]) where the pass has a velocity
+/// attachment.
+pub(in crate::render) fn record_buffers(
+    format: &PassFormat,
+) -> Vec<Option<wgpu::VertexBufferLayout<'static>>> {
+    let previous = wgpu::VertexBufferLayout {
+        attributes: &PREVIOUS_ATTRS,
+        ..instance_buffer()
+    };
+    std::iter::once(Some(instance_buffer()))
+        .chain(format.velocity.then_some(Some(previous)))
+        .collect()
+}
+
 /// The entry point of a shader for a pass of `format`: `plain`, or `motion` where the pass
 /// has a velocity attachment.
 pub(in crate::render) fn entry<'a>(
@@ -554,21 +581,11 @@ impl Pipelines {
         let unskinned_layout = layout("unskinned", &[None, camera, material, shadow]);
         let skinned_shadow_layout = layout("skinned shadow", &[texel, camera]);
         let unskinned_shadow_layout = layout("unskinned shadow", &[None, camera]);
-        let (va, pa, ia) = (vertex_attrs(), plain_attrs(), instance_attrs());
-        let instances = wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<InstanceRecord>() as u64,
-            step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &ia,
-        };
-        let pa_motion = previous_attrs();
-        let previous = wgpu::VertexBufferLayout {
-            attributes: &pa_motion,
-            ..instances.clone()
-        };
+        let (va, pa) = (vertex_attrs(), plain_attrs());
+        let instances = instance_buffer();
         // The character pipelines read the previous records as a third buffer where the pass
         // has a velocity attachment.
-        let records = [Some(instances.clone()), format.velocity.then_some(previous)];
-        let records = &records[..1 + usize::from(format.velocity)];
+        let records = &record_buffers(format);
         let stages = |vertex| Stages {
             module: &module,
             vertex,
