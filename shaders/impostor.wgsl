@@ -246,9 +246,9 @@ fn minified(o: ImpostorOut) -> f32 {
 // coverage 0.5 and up, the silhouette the meshes would draw, and the blended pass adds
 // nothing. Minified, coverage is the share of a pixel the figure covers: a solid pass there
 // would keep pixels a figure thinner than a pixel barely touches and drop whole limbs, and a
-// far crowd speckled; so from lod 0 to 1 the solid pass keeps ever less and the blended
-// pass lays the rest over what is behind with that share, a far agent's average over the
-// pixel. The hand-over is gradual in lod, so no agent changes look at one distance.
+// far crowd speckled; so from lod 0 to 1 the solid pass keeps ever less (cores only) and the
+// blended pass lays the rest over what is behind with that share, a far agent's average over
+// the pixel. The hand-over is gradual in lod, so no agent changes look at one distance.
 fn shade_impostor(o: ImpostorOut, blended: bool) -> vec4<f32> {
     let lod = minified(o);
     let soft = clamp(lod, 0.0, 1.0);
@@ -294,8 +294,9 @@ fn shade_impostor(o: ImpostorOut, blended: bool) -> vec4<f32> {
         }
     }
     // `soft`: 0 up close, 1 from lod 1. The solid pass's threshold rises from 0.5 (the
-    // silhouette) past full coverage; the blended pass draws below it, its coverage faded
-    // in over the same span.
+    // silhouette) to 0.95: far away only fully covered cores are solid, so that what is
+    // behind them fails the depth test before it is shaded. The blended pass draws below
+    // the threshold, its coverage faded in over the same span.
     let threshold = 0.5 + 0.45 * soft;
     var alpha = 1.0;
     if (blended) {

@@ -365,6 +365,59 @@ pub fn frame_table(file: &ThrongFile, c: usize) -> (Vec<[u32; 4]>, u32) {
     (table, first)
 }
 
+/// Writes impostor frame `f` (`pixels`: its colour then normal-depth plane, `l.side` pixels
+/// square, cells of `cell` pixels) into `textures` (colour, normal-depth) where layout `l`
+/// puts it, with its mip levels ([`frame_mips`]).
+fn write_frame(
+    gpu: &Gpu,
+    [colour, normal]: [&wgpu::Texture; 2],
+    l: ImpostorLayout,
+    cell: u32,
+    f: u32,
+    pixels: &[u8],
+) {
+    let plane = (l.side as usize) * (l.side as usize) * 4;
+    let slot = f % l.per_layer;
+    let (x, y, z) = (
+        slot % l.per_row * l.side,
+        slot / l.per_row * l.side,
+        f / l.per_layer,
+    );
+    let (colour0, normal0) = pixels.split_at(plane);
+    let mips = frame_mips(colour0, normal0, l.side, cell);
+    let planes = std::iter::once((colour0, normal0))
+        .chain(mips.iter().map(|(c, n)| (c.as_slice(), n.as_slice())));
+    for (level, (c_plane, n_plane)) in (0u32..).zip(planes) {
+        let side = l.side >> level;
+        let origin = wgpu::Origin3d {
+            x: x >> level,
+            y: y >> level,
+            z,
+        };
+        for (texture, bytes) in [(colour, c_plane), (normal, n_plane)] {
+            gpu.queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture,
+                    mip_level: level,
+                    origin,
+                    aspect: wgpu::TextureAspect::All,
+                },
+                bytes,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(side * 4),
+                    rows_per_image: Some(side),
+                },
+                wgpu::Extent3d {
+                    width: side,
+                    height: side,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+    }
+}
+
 /// Uploads character `c`'s atlas (`record`, laid out as `l`) and its frame table.
 fn upload(
     gpu: &Gpu,
@@ -396,50 +449,11 @@ fn upload(
     };
     let colour = array("impostor colour", wgpu::TextureFormat::Rgba8UnormSrgb);
     let normal = array("impostor normal-depth", wgpu::TextureFormat::Rgba8Unorm);
-    let plane = (l.side as usize) * (l.side as usize) * 4;
     for f in 0..record.frame_count {
         let Some(pixels) = file.impostor_frame_pixels(c, f) else {
             continue;
         };
-        let slot = f % l.per_layer;
-        let (x, y, z) = (
-            slot % l.per_row * l.side,
-            slot / l.per_row * l.side,
-            f / l.per_layer,
-        );
-        let (colour0, normal0) = pixels.split_at(plane);
-        let mips = frame_mips(colour0, normal0, l.side, record.cell);
-        let planes = std::iter::once((colour0, normal0))
-            .chain(mips.iter().map(|(c, n)| (c.as_slice(), n.as_slice())));
-        for (level, (c_plane, n_plane)) in (0u32..).zip(planes) {
-            let side = l.side >> level;
-            let origin = wgpu::Origin3d {
-                x: x >> level,
-                y: y >> level,
-                z,
-            };
-            for (texture, bytes) in [(&colour, c_plane), (&normal, n_plane)] {
-                gpu.queue.write_texture(
-                    wgpu::TexelCopyTextureInfo {
-                        texture,
-                        mip_level: level,
-                        origin,
-                        aspect: wgpu::TextureAspect::All,
-                    },
-                    bytes,
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(side * 4),
-                        rows_per_image: Some(side),
-                    },
-                    wgpu::Extent3d {
-                        width: side,
-                        height: side,
-                        depth_or_array_layers: 1,
-                    },
-                );
-            }
-        }
+        write_frame(gpu, [&colour, &normal], l, record.cell, f, pixels);
     }
     let (table, first) = frame_table(file, c);
     let max = device.limits().max_texture_dimension_2d;
